@@ -1,0 +1,174 @@
+"""Command line: `nlpmbd list`, `nlpmbd run CASE ...`, `nlpmbd plot DIR`.
+
+Exit codes: 0 success, 2 bad input (one-line message), 3 solver failure (partial results are
+written first, with "completed": false in meta.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+from .errors import InputError, SolverFailure
+
+EXIT_OK, EXIT_INPUT, EXIT_SOLVER = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="nlpmbd", description="Multibody dynamics with clearance joints, one NLP per step.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="list cases with their parameters and defaults")
+    run = sub.add_parser("run", help="simulate a case and write results and figures")
+    run.add_argument("case")
+    run.add_argument("--t-end", type=float, help="simulated time, s (default: the case's)")
+    run.add_argument("--h", type=float, help="fixed step size, s (sets h_min = h_max)")
+    run.add_argument("--h-min", type=float, help="lower bound of the step size, s")
+    run.add_argument("--h-max", type=float, help="upper bound of the step size, s")
+    run.add_argument("--formulation", help="implicit (default) or mpcc")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="case parameter (repeatable); see `nlpmbd list`")
+    run.add_argument("--ipopt", action="append", default=[], metavar="KEY=VALUE",
+                     help="extra IPOPT option (repeatable), e.g. max_iter=50")
+    run.add_argument("--out", help="output directory (default: results/CASE)")
+    run.add_argument("--no-plot", action="store_true", help="write no figures")
+    run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    plot = sub.add_parser("plot", help="draw the figures of a saved result again")
+    plot.add_argument("dir")
+    return p
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise InputError(f"{what} expects KEY=VALUE, got {item!r}")
+        if key.strip() in out:
+            raise InputError(f"{what} {key.strip()} is given twice")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _ipopt_value(text: str) -> int | float | str:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _cmd_list() -> int:
+    from .registry import load_cases
+
+    for case in load_cases().values():
+        print(f"{case.name}: {case.description}")
+        print(f"    defaults: t_end={case.t_end:g} s, h in [{case.h_min:g}, {case.h_max:g}] s")
+        for prm in case.parameters:
+            unit = f" {prm.unit}" if prm.unit else ""
+            print(f"    {prm.name} = {prm.default!r}{unit}  ({prm.description}; {prm.describe_range()})")
+    return EXIT_OK
+
+
+def _options(args, case):
+    from .options import SimulationOptions
+
+    if args.h is not None and (args.h_min is not None or args.h_max is not None):
+        raise InputError("--h cannot be combined with --h-min/--h-max")
+    if args.h is not None:
+        h_min = h_max = args.h
+    else:
+        h_min = args.h_min if args.h_min is not None else case.h_min
+        h_max = args.h_max if args.h_max is not None else max(case.h_max, h_min)
+    kw = {"t_end": args.t_end if args.t_end is not None else case.t_end,
+          "h_min": h_min, "h_max": h_max,
+          "ipopt": {k: _ipopt_value(v) for k, v in _pairs(args.ipopt, "--ipopt").items()}}
+    if args.formulation is not None:
+        kw["formulation"] = args.formulation
+    return SimulationOptions(**kw)
+
+
+def _summary(result, out: Path) -> None:
+    s = result.summary()
+    wall = result.meta.get("wall_time", float("nan"))
+    print(f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
+          f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
+          f"{s['mean_iterations']:.2f} IPOPT iterations/step")
+    print(f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
+          f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "
+          f"{s['max_comp_residual']:.2e}")
+    print(f"  max penetration {s['max_penetration']:.3e} m, energy change "
+          f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}")
+    print(f"  results in {out}")
+
+
+def _write(result, out: Path, plot: bool) -> None:
+    result.save(out)
+    if plot:
+        from .plotting import plot_result
+
+        plot_result(result, out)
+
+
+def _cmd_run(args) -> int:
+    from .registry import get_case
+    from .stepper import simulate
+
+    case = get_case(args.case)
+    overrides = _pairs(args.set, "--set")
+    system, params = case.build(overrides)
+    options = _options(args, case)
+    out = Path(args.out) if args.out else Path("results") / case.name
+    meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv)}
+    try:
+        result = simulate(system, options, progress=not args.quiet, meta=meta)
+    except SolverFailure as err:
+        if err.partial is not None:
+            _write(err.partial, out, not args.no_plot)
+        print(f"nlpmbd: solver failure: {err}; partial results in {out}", file=sys.stderr)
+        return EXIT_SOLVER
+    _write(result, out, not args.no_plot)
+    if not args.quiet:
+        _summary(result, out)
+    return EXIT_OK
+
+
+def _cmd_plot(args) -> int:
+    from .plotting import plot_result
+    from .results import SimulationResult
+
+    result = SimulationResult.load(args.dir)
+    paths = plot_result(result, args.dir)
+    print(f"wrote {len(paths)} figures to {args.dir}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    tic = time.perf_counter()
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "list":
+            return _cmd_list()
+        if args.command == "run":
+            return _cmd_run(args)
+        return _cmd_plot(args)
+    except InputError as err:
+        print(f"nlpmbd: error: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print(f"nlpmbd: interrupted after {time.perf_counter() - tic:.1f} s", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Symbolic ingredients of the equations of motion (FORMULATION.md sections 2-3).
+
+`SymbolicModel.build(system)` traces the system once with CasADi SX symbols: mass matrix,
+gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD).
+It is called only from `StepProblem.build`, the one place where the CasADi graph is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from .errors import InputError
+from .pose import BodyState, Pose, Poses
+from .rotation import g_matrix, rotation_matrix
+from .system import System
+
+
+@dataclass(frozen=True)
+class SymbolicModel:
+    """CasADi Functions of (t, q, v) for one system; N bodies, M gaps, E equalities."""
+
+    n_bodies: int
+    n_gap: int
+    n_eq: int
+    M: np.ndarray  # (6N, 6N) constant mass matrix
+    gravity: np.ndarray
+    masses: np.ndarray
+    # Functions: names are the FORMULATION.md symbols
+    S: ca.Function  # (q, v) -> gyroscopic terms (6N)
+    Q: ca.Function  # (t, q, v) -> applied generalised forces (6N)
+    Phi: ca.Function  # (q) -> gaps (M)
+    Phi_v: ca.Function  # (q) -> (M, 6N)
+    Phi_eq: ca.Function  # (q, t) -> equalities (E)
+    Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
+    Phi_eq_t: ca.Function  # (q, t) -> (E)
+    contact: ca.Function  # (q) -> normals (3, M), points (3, M)
+    energy: ca.Function  # (q, v) -> [kinetic, potential]
+
+    @staticmethod
+    def build(system: System) -> SymbolicModel:
+        N = system.n_bodies
+        if N == 0:
+            raise InputError("system has no bodies; add at least one RigidBody")
+        q = ca.SX.sym("q", 7 * N)
+        v = ca.SX.sym("v", 6 * N)
+        t = ca.SX.sym("t")
+        poses, states, T_blocks = {}, {}, []
+        S_parts, Q_parts, kinetic, potential = [], [], 0, 0
+        g = ca.DM(system.gravity)
+        for k, body in enumerate(system.bodies):
+            r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+            rd, w = v[6 * k : 6 * k + 3], v[6 * k + 3 : 6 * k + 6]
+            pose = Pose(r, rotation_matrix(p))
+            poses[body] = pose
+            states[body] = BodyState(pose, rd, w)
+            J = ca.DM(body.inertia)
+            S_parts += [ca.SX.zeros(3, 1), ca.cross(w, J @ w)]
+            Q_parts.append([body.mass * g, ca.SX.zeros(3, 1)])
+            # q_dot = T(q) v: r_dot = r_dot, p_dot = 1/2 G(p)^T w'
+            T_blocks.append(ca.diagcat(ca.SX.eye(3), 0.5 * g_matrix(p).T))
+            kinetic += 0.5 * body.mass * ca.dot(rd, rd) + 0.5 * ca.dot(w, J @ w)
+            potential += -body.mass * ca.dot(g, r)
+        for load in system.loads:
+            k = system.body_index(load.body)
+            F, tau = load.generalized(t, states[load.body])
+            Q_parts[k][0] = Q_parts[k][0] + F
+            Q_parts[k][1] = Q_parts[k][1] + tau
+        T = ca.diagcat(*T_blocks)
+        pose_map = Poses(poses)
+
+        gap_list, eq_list, frames = [], [], []
+        for joint in system.joints:
+            gj = joint.gaps(pose_map)
+            ej = joint.equalities(pose_map, t)
+            if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
+                raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
+            gap_list += gj
+            eq_list += ej
+            if joint.n_gap:
+                frames += joint.contact_frames(pose_map)
+        Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
+        Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
+        normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
+        points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
+
+        M = np.zeros((6 * N, 6 * N))
+        for k, body in enumerate(system.bodies):
+            M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
+            M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
+
+        Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in Q_parts])
+        return SymbolicModel(
+            n_bodies=N,
+            n_gap=Phi.shape[0],
+            n_eq=Phi_eq.shape[0],
+            M=M,
+            gravity=np.asarray(system.gravity, float),
+            masses=np.array([b.mass for b in system.bodies]),
+            S=ca.Function("S", [q, v], [ca.vertcat(*S_parts)]),
+            Q=ca.Function("Q_A", [t, q, v], [Q]),
+            Phi=ca.Function("Phi", [q], [Phi]),
+            Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
+            Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
+            Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
+            Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
+            contact=ca.Function("contact", [q], [normals, points]),
+            energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
+        )

@@ -1,0 +1,94 @@
+"""Simulation options: typed, frozen, validated on construction."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .validation import finite_scalar
+
+
+class Formulation(str, enum.Enum):
+    """How each step's NLP is written (FORMULATION.md sections 4 and 8).
+
+    IMPLICIT: unknowns h and q_dot only; minimise K^T M^-1 K subject to the linearised
+      constraints. Its KKT conditions are the equations of motion plus complementarity, and the
+      forces are the scaled constraint multipliers. Default (fewer iterations, see README).
+    MPCC: the paper's NLP [eq. 25] with explicit multipliers lambda, the equations of motion as
+      equality constraints and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
+    """
+
+    IMPLICIT = "implicit"
+    MPCC = "mpcc"
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """Options of one simulation.
+
+    t_end : simulated time, s (> 0).
+    h_min, h_max : bounds of the step size, s; equal values give a fixed step.
+    formulation : Formulation or its string value.
+    sigma : Scholtes relaxation of complementarity (N m), MPCC only; the achieved residual is
+        reported per step.
+    renormalize : project Euler parameters to unit length after each update (positions only; the
+        velocities are untouched). The recorded |p^T p - 1| is taken before the projection.
+    h_preference : weight of a tiny linear reward for larger h (objective units). With no active
+        contact the Gauss objective may not depend on h at all; this makes the choice of h
+        deterministic (it goes to h_max) without changing the equations of motion.
+    tol : IPOPT tolerance (scaled NLP error) used for every step.
+    max_retries : after a failed solve: cold start, then a smaller h bound (if h is not fixed).
+    ipopt : extra IPOPT options, e.g. {"max_iter": 50}.
+    """
+
+    t_end: float = 1.0
+    h_min: float = 1e-3
+    h_max: float = 1e-3
+    formulation: Formulation | str = Formulation.IMPLICIT
+    sigma: float = 1e-10
+    renormalize: bool = True
+    h_preference: float = 1e-6
+    tol: float = 1e-10
+    max_retries: int = 2
+    ipopt: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "t_end", finite_scalar("t_end", self.t_end, low=0.0, low_open=True))
+        set_(self, "h_min", finite_scalar("h_min", self.h_min, low=0.0, low_open=True))
+        set_(self, "h_max", finite_scalar("h_max", self.h_max, low=0.0, low_open=True))
+        if self.h_min > self.h_max:
+            raise InputError(f"h_min must be <= h_max, got h_min={self.h_min} > h_max={self.h_max}")
+        if self.h_max > self.t_end:
+            raise InputError(f"h_max must be <= t_end={self.t_end}, got {self.h_max}")
+        try:
+            set_(self, "formulation", Formulation(self.formulation))
+        except ValueError:
+            allowed = ", ".join(f.value for f in Formulation)
+            raise InputError(f"formulation must be one of {allowed}, got {self.formulation!r}") from None
+        set_(self, "sigma", finite_scalar("sigma", self.sigma, low=0.0, low_open=True, high=1.0))
+        set_(self, "h_preference", finite_scalar("h_preference", self.h_preference, low=0.0))
+        set_(self, "tol", finite_scalar("tol", self.tol, low=1e-14, high=1e-4))
+        if not isinstance(self.renormalize, bool):
+            raise InputError(f"renormalize must be true or false, got {self.renormalize!r}")
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or not (
+            0 <= self.max_retries <= 5
+        ):
+            raise InputError(f"max_retries must be an integer in [0, 5], got {self.max_retries!r}")
+        if not isinstance(self.ipopt, dict):
+            raise InputError(f"ipopt must be a dict of IPOPT options, got {self.ipopt!r}")
+        set_(self, "ipopt", dict(self.ipopt))
+
+    @property
+    def fixed_step(self) -> bool:
+        return self.h_min == self.h_max
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "t_end": self.t_end, "h_min": self.h_min, "h_max": self.h_max,
+            "formulation": self.formulation.value, "sigma": self.sigma,
+            "renormalize": self.renormalize, "h_preference": self.h_preference, "tol": self.tol,
+            "max_retries": self.max_retries, "ipopt": dict(self.ipopt),
+        }

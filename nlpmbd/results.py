@@ -1,0 +1,179 @@
+"""Typed simulation results and their on-disk format (DIR/result.npz + DIR/meta.json).
+
+The format is documented in README.md ("Result format") so that other tools can read it with
+NumPy and json alone. Writes are atomic: each file is written to a temporary name, then renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+
+#: Arrays of result.npz with their leading dimension: "n+1" per time point, "n" per step.
+ARRAYS: dict[str, str] = {
+    "t": "n+1", "h": "n", "q": "n+1", "v": "n+1", "lam": "n+1", "lam_eq": "n+1", "gap": "n+1",
+    "energy": "n+1", "eom_residual": "n", "norm_residual": "n", "eq_residual": "n+1",
+    "comp_residual": "n", "iterations": "n", "solve_time": "n", "status": "n",
+}
+FORMAT_VERSION = 1
+
+
+@dataclass
+class SimulationResult:
+    """Per-step histories as NumPy arrays (n steps, n+1 time points), plus metadata.
+
+    q: (n+1, 7N) per body x y z e0 e1 e2 e3; v: (n+1, 6N) per body r_dot and body-frame w';
+    lam: (n+1, M) contact normal forces (N, first row 0); lam_eq: (n+1, E) multipliers of the
+    equalities (first row 0); gap: (n+1, M) true Phi_j(q) (> 0 = penetration, m);
+    energy: (n+1, 3) kinetic, potential, total (J); eom_residual: (n) norm of the v-space
+    equations of motion; norm_residual: (n) max_k |p_k^T p_k - 1| of the update before
+    renormalisation; eq_residual: (n+1) norm of Phi_eq(q, t); comp_residual: (n)
+    max_j |lam_j Phi_lin_j|; iterations, solve_time (s), status (0 solved, 1 acceptable,
+    2 solved after retry, 3 failed).
+    """
+
+    t: np.ndarray
+    h: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    lam: np.ndarray
+    lam_eq: np.ndarray
+    gap: np.ndarray
+    energy: np.ndarray
+    eom_residual: np.ndarray
+    norm_residual: np.ndarray
+    eq_residual: np.ndarray
+    comp_residual: np.ndarray
+    iterations: np.ndarray
+    solve_time: np.ndarray
+    status: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_steps(self) -> int:
+        return int(self.h.shape[0])
+
+    @property
+    def body_names(self) -> list[str]:
+        return list(self.meta.get("bodies", []))
+
+    @property
+    def completed(self) -> bool:
+        return bool(self.meta.get("completed", False))
+
+    def body_q(self, name: str) -> np.ndarray:
+        """(n+1, 7) coordinates of one body."""
+        k = self.body_names.index(name)
+        return self.q[:, 7 * k : 7 * k + 7]
+
+    def body_v(self, name: str) -> np.ndarray:
+        k = self.body_names.index(name)
+        return self.v[:, 6 * k : 6 * k + 6]
+
+    # --- summary ------------------------------------------------------------------------------
+    def summary(self) -> dict[str, float | int]:
+        def mx(a):
+            return float(np.max(a)) if a.size else 0.0
+
+        e = self.energy[:, 2]
+        return {
+            "steps": self.n_steps,
+            "t_end": float(self.t[-1]),
+            "median_step_ms": 1e3 * float(np.median(self.solve_time)) if self.n_steps else 0.0,
+            "mean_iterations": float(np.mean(self.iterations)) if self.n_steps else 0.0,
+            "max_eom_residual": mx(self.eom_residual),
+            "max_eq_residual": mx(self.eq_residual),
+            "max_norm_residual": mx(self.norm_residual),
+            "max_comp_residual": mx(self.comp_residual),
+            "max_penetration": max(0.0, mx(self.gap)),
+            "energy_change": float(e[-1] - e[0]),
+            "failed_steps": int(np.sum(self.status == 3)),
+            "retried_steps": int(np.sum(self.status == 2)),
+        }
+
+    # --- files --------------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike) -> Path:
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        arrays = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "meta"}
+        _atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **arrays))
+        meta = dict(self.meta, format_version=FORMAT_VERSION, summary=self.summary())
+        text = json.dumps(meta, indent=2, sort_keys=True, default=_json_default)
+        _atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
+        return d
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> SimulationResult:
+        d = Path(directory)
+        npz, meta_path = d / "result.npz", d / "meta.json"
+        for p in (npz, meta_path):
+            if not p.is_file():
+                raise InputError(f"result directory {str(d)!r} has no {p.name}")
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError) as err:
+            raise InputError(f"meta.json in {str(d)!r} is not valid JSON ({err})") from None
+        if not isinstance(meta, dict):
+            raise InputError(f"meta.json in {str(d)!r} must hold a JSON object")
+        try:
+            with np.load(npz, allow_pickle=False) as data:
+                arrays = {name: np.asarray(data[name]) for name in ARRAYS}
+        except KeyError as err:
+            raise InputError(f"result.npz in {str(d)!r} lacks array {err}") from None
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+            raise InputError(f"result.npz in {str(d)!r} is unreadable ({err})") from None
+        n = arrays["h"].shape[0]
+        for name, dim in ARRAYS.items():
+            want = n + 1 if dim == "n+1" else n
+            if arrays[name].shape[:1] != (want,):
+                raise InputError(f"result.npz in {str(d)!r}: {name} has {arrays[name].shape[:1]} rows, "
+                                 f"expected {want}")
+        widths = {"q": 7, "v": 6}
+        n_bodies = arrays["q"].shape[1] // 7 if arrays["q"].ndim == 2 else -1
+        for name, per_body in widths.items():
+            a = arrays[name]
+            if a.ndim != 2 or a.shape[1] != per_body * n_bodies or n_bodies < 1:
+                raise InputError(f"result.npz in {str(d)!r}: {name} has shape {a.shape}, expected "
+                                 f"(rows, {per_body} x bodies)")
+        if len(meta.get("bodies", [])) != n_bodies:
+            raise InputError(f"meta.json in {str(d)!r} names {len(meta.get('bodies', []))} bodies, "
+                             f"result.npz holds {n_bodies}")
+        for name, key in (("lam", "contact_labels"), ("gap", "contact_labels"),
+                          ("lam_eq", "eq_labels")):
+            if arrays[name].ndim != 2 or arrays[name].shape[1] != len(meta.get(key, [])):
+                raise InputError(f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
+                                 f"expected one column per entry of {key} in meta.json")
+        if arrays["energy"].ndim != 2 or arrays["energy"].shape[1] != 3:
+            raise InputError(f"result.npz in {str(d)!r}: energy must have 3 columns")
+        return cls(**arrays, meta=meta)
+
+
+def _atomic_write(path: Path, write) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.integer, np.floating)):
+        return obj.item()
+    return str(obj)
