@@ -2,8 +2,8 @@
 
 from nlpmbd.case import Case
 
-from . import free_body, pendulum
+from . import box_drop, free_body, pendulum
 
-REGISTRY: dict[str, Case] = {c.name: c for c in (pendulum.CASE, free_body.CASE)}
+REGISTRY: dict[str, Case] = {c.name: c for c in (pendulum.CASE, free_body.CASE, box_drop.CASE)}
 
 __all__ = ["REGISTRY"]

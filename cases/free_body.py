@@ -22,6 +22,17 @@ PARAMETERS = (
     Parameter("c", 0.1, "box edge along body z", float, low=0.0, low_open=True, unit="m"),
     Parameter("omega", 2.0, "spin rate about body y", float, low=0.0, unit="rad/s"),
     Parameter("perturbation", 0.01, "relative spin about body x and z", float, low=0.0, high=1.0),
+    Parameter(
+        "e0",
+        1.0,
+        "initial orientation, Euler parameter e0 (must be unit)",
+        float,
+        low=-1.0,
+        high=1.0,
+    ),
+    Parameter("e1", 0.0, "initial orientation, Euler parameter e1", float, low=-1.0, high=1.0),
+    Parameter("e2", 0.0, "initial orientation, Euler parameter e2", float, low=-1.0, high=1.0),
+    Parameter("e3", 0.0, "initial orientation, Euler parameter e3", float, low=-1.0, high=1.0),
 )
 
 
@@ -30,7 +41,12 @@ def build(params: Mapping[str, Any]) -> System:
     inertia = (m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12)
     w, eps = params["omega"], params["perturbation"]
     system = System(gravity=(0.0, 0.0, 0.0))
-    system.add_body(RigidBody("box", m, inertia, angular_velocity=(eps * w, w, eps * w)))
+    orientation = [params[k] for k in ("e0", "e1", "e2", "e3")]
+    system.add_body(
+        RigidBody(
+            "box", m, inertia, orientation=orientation, angular_velocity=(eps * w, w, eps * w)
+        )
+    )
     return system
 
 

@@ -1,8 +1,10 @@
-"""Joint library: ideal joints and driving constraints (clearance joints: one module each)."""
+"""Joint library: ideal joints, driving constraints, plane contact (clearance joints: one module
+each)."""
 
 from .cylindrical import CylindricalJoint
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .plane_contact import PlaneContact
 from .prismatic import PrismaticJoint
 from .revolute import RevoluteJoint
 from .spherical import SphericalJoint
@@ -12,6 +14,7 @@ __all__ = [
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
+    "PlaneContact",
     "PrismaticJoint",
     "RevoluteJoint",
     "SphericalJoint",

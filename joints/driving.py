@@ -43,8 +43,9 @@ class DrivingAngle(Joint):
     applies -lambda about u to the child (and +lambda to the parent) when theta = f.
     """
 
-    def __init__(self, name: str, parent: Body, child: Body, motion: TimeFunction,
-                 axis=(0.0, 0.0, 1.0)) -> None:
+    def __init__(
+        self, name: str, parent: Body, child: Body, motion: TimeFunction, axis=(0.0, 0.0, 1.0)
+    ) -> None:
         super().__init__(name, parent, child)
         _check(name, motion)
         self.motion = motion
@@ -70,8 +71,15 @@ class DrivingCoordinate(Joint):
     One equality (P_c - P_p) . u_p - f(t) = 0 in metres, f(0) should be 0. Multiplier: N.
     """
 
-    def __init__(self, name: str, parent: Body, child: Body, motion: TimeFunction, point,
-                 axis=(1.0, 0.0, 0.0)) -> None:
+    def __init__(
+        self,
+        name: str,
+        parent: Body,
+        child: Body,
+        motion: TimeFunction,
+        point,
+        axis=(1.0, 0.0, 0.0),
+    ) -> None:
         super().__init__(name, parent, child)
         _check(name, motion)
         self.motion = motion

@@ -17,7 +17,21 @@ from .system import System
 __version__ = "0.1.0"
 
 __all__ = [
-    "GROUND", "BodyState", "Case", "Force", "Formulation", "InputError", "Joint", "Parameter",
-    "Pose", "Poses", "RigidBody", "SimulationOptions", "SimulationResult", "SolverFailure",
-    "System", "Torque", "simulate",
+    "GROUND",
+    "BodyState",
+    "Case",
+    "Force",
+    "Formulation",
+    "InputError",
+    "Joint",
+    "Parameter",
+    "Pose",
+    "Poses",
+    "RigidBody",
+    "SimulationOptions",
+    "SimulationResult",
+    "SolverFailure",
+    "System",
+    "Torque",
+    "simulate",
 ]

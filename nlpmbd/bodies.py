@@ -42,7 +42,8 @@ def _orientation(value: Any) -> np.ndarray:
     norm = float(np.linalg.norm(p))
     if abs(norm - 1.0) > UNIT_TOL:
         raise InputError(
-            f"orientation must be unit Euler parameters (|p| = 1 within {UNIT_TOL}), got |p| = {norm:.6g}"
+            f"orientation must be unit Euler parameters (|p| = 1 within {UNIT_TOL}), "
+            f"got |p| = {norm:.6g}"
         )
     return p / norm
 
@@ -62,7 +63,9 @@ def _inertia(value: Any) -> np.ndarray:
     J = 0.5 * (J + J.T)
     moments = np.linalg.eigvalsh(J)
     if moments[0] <= 0:
-        raise InputError(f"inertia must be positive definite, got principal moments {moments.tolist()}")
+        raise InputError(
+            f"inertia must be positive definite, got principal moments {moments.tolist()}"
+        )
     if moments[0] + moments[1] < moments[2] * (1 - 1e-9):
         raise InputError(
             f"inertia principal moments {moments.tolist()} violate J1 + J2 >= J3 (not a rigid body)"
@@ -146,4 +149,6 @@ def initial_local_point(body: Body, point_global: np.ndarray) -> np.ndarray:
 
 def initial_local_vector(body: Body, vector_global: np.ndarray) -> np.ndarray:
     """Body-frame (or ground) components of a vector given globally at t = 0."""
-    return np.asarray(vector_global, float) if body is GROUND else body.vector_to_body(vector_global)
+    return (
+        np.asarray(vector_global, float) if body is GROUND else body.vector_to_body(vector_global)
+    )

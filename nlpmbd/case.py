@@ -36,7 +36,9 @@ class Parameter:
             return "true or false"
         lo = "-inf" if self.low is None else f"{self.low:g}"
         hi = "inf" if self.high is None else f"{self.high:g}"
-        return f"{'(' if self.low_open or self.low is None else '['}{lo}, {hi}{']' if self.high is not None else ')'}"
+        left = "(" if self.low_open or self.low is None else "["
+        right = "]" if self.high is not None else ")"
+        return f"{left}{lo}, {hi}{right}"
 
     def parse(self, text: str) -> Any:
         """Value from a --set string."""
@@ -54,12 +56,16 @@ class Parameter:
                 return self.check(float(raw))
             return self.check(raw)
         except ValueError:
-            raise InputError(f"parameter {self.name} must be {self.kind.__name__} in "
-                             f"{self.describe_range()}, got {text!r}") from None
+            raise InputError(
+                f"parameter {self.name} must be {self.kind.__name__} in "
+                f"{self.describe_range()}, got {text!r}"
+            ) from None
 
     def check(self, value: Any) -> Any:
-        bad = InputError(f"parameter {self.name} must be {self.kind.__name__} in "
-                         f"{self.describe_range()}, got {value!r}")
+        bad = InputError(
+            f"parameter {self.name} must be {self.kind.__name__} in "
+            f"{self.describe_range()}, got {value!r}"
+        )
         if self.kind is bool:
             if not isinstance(value, bool):
                 raise bad

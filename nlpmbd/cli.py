@@ -25,7 +25,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="nlpmbd", description="Multibody dynamics with clearance joints, one NLP per step.")
+    p = _Parser(
+        prog="nlpmbd", description="Multibody dynamics with clearance joints, one NLP per step."
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("list", help="list cases with their parameters and defaults")
     run = sub.add_parser("run", help="simulate a case and write results and figures")
@@ -35,10 +37,20 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--h-min", type=float, help="lower bound of the step size, s")
     run.add_argument("--h-max", type=float, help="upper bound of the step size, s")
     run.add_argument("--formulation", help="implicit (default) or mpcc")
-    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                     help="case parameter (repeatable); see `nlpmbd list`")
-    run.add_argument("--ipopt", action="append", default=[], metavar="KEY=VALUE",
-                     help="extra IPOPT option (repeatable), e.g. max_iter=50")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="case parameter (repeatable); see `nlpmbd list`",
+    )
+    run.add_argument(
+        "--ipopt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra IPOPT option (repeatable), e.g. max_iter=50",
+    )
     run.add_argument("--out", help="output directory (default: results/CASE)")
     run.add_argument("--no-plot", action="store_true", help="write no figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -76,23 +88,30 @@ def _cmd_list() -> int:
         print(f"    defaults: t_end={case.t_end:g} s, h in [{case.h_min:g}, {case.h_max:g}] s")
         for prm in case.parameters:
             unit = f" {prm.unit}" if prm.unit else ""
-            print(f"    {prm.name} = {prm.default!r}{unit}  ({prm.description}; {prm.describe_range()})")
+            print(
+                f"    {prm.name} = {prm.default!r}{unit}  "
+                f"({prm.description}; {prm.describe_range()})"
+            )
     return EXIT_OK
 
 
 def _options(args, case):
     from .options import SimulationOptions
+    from .validation import finite_scalar
 
     if args.h is not None and (args.h_min is not None or args.h_max is not None):
         raise InputError("--h cannot be combined with --h-min/--h-max")
     if args.h is not None:
-        h_min = h_max = args.h
+        h_min = h_max = finite_scalar("--h", args.h, low=0.0, low_open=True)
     else:
         h_min = args.h_min if args.h_min is not None else case.h_min
         h_max = args.h_max if args.h_max is not None else max(case.h_max, h_min)
-    kw = {"t_end": args.t_end if args.t_end is not None else case.t_end,
-          "h_min": h_min, "h_max": h_max,
-          "ipopt": {k: _ipopt_value(v) for k, v in _pairs(args.ipopt, "--ipopt").items()}}
+    kw = {
+        "t_end": args.t_end if args.t_end is not None else case.t_end,
+        "h_min": h_min,
+        "h_max": h_max,
+        "ipopt": {k: _ipopt_value(v) for k, v in _pairs(args.ipopt, "--ipopt").items()},
+    }
     if args.formulation is not None:
         kw["formulation"] = args.formulation
     return SimulationOptions(**kw)
@@ -101,14 +120,20 @@ def _options(args, case):
 def _summary(result, out: Path) -> None:
     s = result.summary()
     wall = result.meta.get("wall_time", float("nan"))
-    print(f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
-          f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
-          f"{s['mean_iterations']:.2f} IPOPT iterations/step")
-    print(f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
-          f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "
-          f"{s['max_comp_residual']:.2e}")
-    print(f"  max penetration {s['max_penetration']:.3e} m, energy change "
-          f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}")
+    print(
+        f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
+        f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
+        f"{s['mean_iterations']:.2f} IPOPT iterations/step"
+    )
+    print(
+        f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
+        f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "
+        f"{s['max_comp_residual']:.2e}"
+    )
+    print(
+        f"  max penetration {s['max_penetration']:.3e} m, energy change "
+        f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
+    )
     print(f"  results in {out}")
 
 

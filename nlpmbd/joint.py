@@ -8,7 +8,6 @@ positive = penetration). The engine derives all Jacobians by automatic different
 
 from __future__ import annotations
 
-from abc import ABC
 from collections.abc import Sequence
 
 import casadi as ca
@@ -19,7 +18,7 @@ from .pose import Poses
 from .validation import name_string
 
 
-class Joint(ABC):
+class Joint:
     """Base class: a named connection between `parent` and `child` (either may be GROUND).
 
     Subclasses override `equalities` (with `eq_labels`) and/or `gaps` (with `gap_labels`, and

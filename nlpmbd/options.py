@@ -10,7 +10,7 @@ from .errors import InputError
 from .validation import finite_scalar
 
 
-class Formulation(str, enum.Enum):
+class Formulation(enum.StrEnum):
     """How each step's NLP is written (FORMULATION.md sections 4 and 8).
 
     IMPLICIT: unknowns h and q_dot only; minimise K^T M^-1 K subject to the linearised
@@ -67,14 +67,18 @@ class SimulationOptions:
             set_(self, "formulation", Formulation(self.formulation))
         except ValueError:
             allowed = ", ".join(f.value for f in Formulation)
-            raise InputError(f"formulation must be one of {allowed}, got {self.formulation!r}") from None
+            raise InputError(
+                f"formulation must be one of {allowed}, got {self.formulation!r}"
+            ) from None
         set_(self, "sigma", finite_scalar("sigma", self.sigma, low=0.0, low_open=True, high=1.0))
         set_(self, "h_preference", finite_scalar("h_preference", self.h_preference, low=0.0))
         set_(self, "tol", finite_scalar("tol", self.tol, low=1e-14, high=1e-4))
         if not isinstance(self.renormalize, bool):
             raise InputError(f"renormalize must be true or false, got {self.renormalize!r}")
-        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or not (
-            0 <= self.max_retries <= 5
+        if (
+            isinstance(self.max_retries, bool)
+            or not isinstance(self.max_retries, int)
+            or not (0 <= self.max_retries <= 5)
         ):
             raise InputError(f"max_retries must be an integer in [0, 5], got {self.max_retries!r}")
         if not isinstance(self.ipopt, dict):
@@ -87,8 +91,14 @@ class SimulationOptions:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "t_end": self.t_end, "h_min": self.h_min, "h_max": self.h_max,
-            "formulation": self.formulation.value, "sigma": self.sigma,
-            "renormalize": self.renormalize, "h_preference": self.h_preference, "tol": self.tol,
-            "max_retries": self.max_retries, "ipopt": dict(self.ipopt),
+            "t_end": self.t_end,
+            "h_min": self.h_min,
+            "h_max": self.h_max,
+            "formulation": self.formulation.value,
+            "sigma": self.sigma,
+            "renormalize": self.renormalize,
+            "h_preference": self.h_preference,
+            "tol": self.tol,
+            "max_retries": self.max_retries,
+            "ipopt": dict(self.ipopt),
         }

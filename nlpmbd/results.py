@@ -20,9 +20,21 @@ from .errors import InputError
 
 #: Arrays of result.npz with their leading dimension: "n+1" per time point, "n" per step.
 ARRAYS: dict[str, str] = {
-    "t": "n+1", "h": "n", "q": "n+1", "v": "n+1", "lam": "n+1", "lam_eq": "n+1", "gap": "n+1",
-    "energy": "n+1", "eom_residual": "n", "norm_residual": "n", "eq_residual": "n+1",
-    "comp_residual": "n", "iterations": "n", "solve_time": "n", "status": "n",
+    "t": "n+1",
+    "h": "n",
+    "q": "n+1",
+    "v": "n+1",
+    "lam": "n+1",
+    "lam_eq": "n+1",
+    "gap": "n+1",
+    "energy": "n+1",
+    "eom_residual": "n",
+    "norm_residual": "n",
+    "eq_residual": "n+1",
+    "comp_residual": "n",
+    "iterations": "n",
+    "solve_time": "n",
+    "status": "n",
 }
 FORMAT_VERSION = 1
 
@@ -135,23 +147,34 @@ class SimulationResult:
         for name, dim in ARRAYS.items():
             want = n + 1 if dim == "n+1" else n
             if arrays[name].shape[:1] != (want,):
-                raise InputError(f"result.npz in {str(d)!r}: {name} has {arrays[name].shape[:1]} rows, "
-                                 f"expected {want}")
+                raise InputError(
+                    f"result.npz in {str(d)!r}: {name} has {arrays[name].shape[:1]} rows, "
+                    f"expected {want}"
+                )
         widths = {"q": 7, "v": 6}
         n_bodies = arrays["q"].shape[1] // 7 if arrays["q"].ndim == 2 else -1
         for name, per_body in widths.items():
             a = arrays[name]
             if a.ndim != 2 or a.shape[1] != per_body * n_bodies or n_bodies < 1:
-                raise InputError(f"result.npz in {str(d)!r}: {name} has shape {a.shape}, expected "
-                                 f"(rows, {per_body} x bodies)")
+                raise InputError(
+                    f"result.npz in {str(d)!r}: {name} has shape {a.shape}, expected "
+                    f"(rows, {per_body} x bodies)"
+                )
         if len(meta.get("bodies", [])) != n_bodies:
-            raise InputError(f"meta.json in {str(d)!r} names {len(meta.get('bodies', []))} bodies, "
-                             f"result.npz holds {n_bodies}")
-        for name, key in (("lam", "contact_labels"), ("gap", "contact_labels"),
-                          ("lam_eq", "eq_labels")):
+            raise InputError(
+                f"meta.json in {str(d)!r} names {len(meta.get('bodies', []))} bodies, "
+                f"result.npz holds {n_bodies}"
+            )
+        for name, key in (
+            ("lam", "contact_labels"),
+            ("gap", "contact_labels"),
+            ("lam_eq", "eq_labels"),
+        ):
             if arrays[name].ndim != 2 or arrays[name].shape[1] != len(meta.get(key, [])):
-                raise InputError(f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
-                                 f"expected one column per entry of {key} in meta.json")
+                raise InputError(
+                    f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
+                    f"expected one column per entry of {key} in meta.json"
+                )
         if arrays["energy"].ndim != 2 or arrays["energy"].shape[1] != 3:
             raise InputError(f"result.npz in {str(d)!r}: energy must have 3 columns")
         return cls(**arrays, meta=meta)

@@ -126,21 +126,25 @@ class StepProblem:
         }
         base.update({f"ipopt.{k}": val for k, val in o.ipopt.items()})
         warm = dict(base)
-        warm.update({
-            "ipopt.warm_start_init_point": "yes",
-            "ipopt.warm_start_bound_push": 1e-9,
-            "ipopt.warm_start_bound_frac": 1e-9,
-            "ipopt.warm_start_slack_bound_push": 1e-9,
-            "ipopt.warm_start_slack_bound_frac": 1e-9,
-            "ipopt.warm_start_mult_bound_push": 1e-9,
-        })
+        warm.update(
+            {
+                "ipopt.warm_start_init_point": "yes",
+                "ipopt.warm_start_bound_push": 1e-9,
+                "ipopt.warm_start_bound_frac": 1e-9,
+                "ipopt.warm_start_slack_bound_push": 1e-9,
+                "ipopt.warm_start_slack_bound_frac": 1e-9,
+                "ipopt.warm_start_mult_bound_push": 1e-9,
+            }
+        )
         warm.update({f"ipopt.{k}": val for k, val in o.ipopt.items()})
         try:
             self.solver_warm = ca.nlpsol("step_warm", "ipopt", nlp, warm)
             self.solver_cold = ca.nlpsol("step_cold", "ipopt", nlp, base)
         except RuntimeError as err:
             reason = str(err).strip().splitlines()[-1].split(": ", 1)[-1]
-            raise InputError(f"ipopt options {sorted(o.ipopt)} rejected by IPOPT: {reason}") from None
+            raise InputError(
+                f"ipopt options {sorted(o.ipopt)} rejected by IPOPT: {reason}"
+            ) from None
 
         # Post-processing of a solution: update [eq. 22], forces, residuals (same graph).
         lam_out, lam_eq_out = lam, lam_eq
@@ -157,11 +161,15 @@ class StepProblem:
         q_new = qm + h * qd
         drift = [ca.fabs(ca.sumsqr(q_new[7 * k + 3 : 7 * k + 7]) - 1) for k in range(N)]
         if o.renormalize:
-            q_new = ca.vertcat(*[
-                ca.vertcat(q_new[7 * k : 7 * k + 3],
-                           q_new[7 * k + 3 : 7 * k + 7] / ca.norm_2(q_new[7 * k + 3 : 7 * k + 7]))
-                for k in range(N)
-            ])
+            q_new = ca.vertcat(
+                *[
+                    ca.vertcat(
+                        q_new[7 * k : 7 * k + 3],
+                        q_new[7 * k + 3 : 7 * k + 7] / ca.norm_2(q_new[7 * k + 3 : 7 * k + 7]),
+                    )
+                    for k in range(N)
+                ]
+            )
         comp = ca.mmax(ca.fabs(lam_out * Phi_lin)) if nc else ca.SX(0)
         self._post = ca.Function(
             "post",
@@ -192,8 +200,15 @@ class StepProblem:
             ubx = np.concatenate([ubx, np.full(nc + ne, np.inf)])
         return lbx, ubx
 
-    def solve(self, t: float, qm: np.ndarray, vm: np.ndarray, warm: StepSolution | None,
-              h_lo: float, h_hi: float) -> StepSolution:
+    def solve(
+        self,
+        t: float,
+        qm: np.ndarray,
+        vm: np.ndarray,
+        warm: StepSolution | None,
+        h_lo: float,
+        h_hi: float,
+    ) -> StepSolution:
         """Solve one step from (t, qm, vm) with h in [h_lo, h_hi]; `warm` (the previous step)
         enables the warm start."""
         P = np.concatenate([[t], qm, vm])
@@ -219,8 +234,19 @@ class StepProblem:
         if status < 3 and not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             status = 3
         return StepSolution(
-            h=float(x[0] * self.options.h_max), q=q, v=v, lam=lam, lam_eq=lam_eq,
-            eom_residual=float(out[4]), comp_residual=float(out[5]), norm_drift=float(out[6]),
-            status=status, iterations=int(stats.get("iter_count", -1)), solve_time=elapsed,
-            return_status=return_status, x=x, lam_x=np.asarray(sol["lam_x"]).ravel(), lam_g=lam_g,
+            h=float(x[0] * self.options.h_max),
+            q=q,
+            v=v,
+            lam=lam,
+            lam_eq=lam_eq,
+            eom_residual=float(out[4]),
+            comp_residual=float(out[5]),
+            norm_drift=float(out[6]),
+            status=status,
+            iterations=int(stats.get("iter_count", -1)),
+            solve_time=elapsed,
+            return_status=return_status,
+            x=x,
+            lam_x=np.asarray(sol["lam_x"]).ravel(),
+            lam_g=lam_g,
         )

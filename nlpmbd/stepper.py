@@ -29,8 +29,17 @@ class _History:
         self.h, self.eom, self.norm, self.comp = [], [], [], []
         self.iterations, self.solve_time, self.status = [], [], []
 
-    def append(self, t: float, sol: StepSolution, gap, eq, energy, status: int, iters: int,
-               solve_time: float) -> None:
+    def append(
+        self,
+        t: float,
+        sol: StepSolution,
+        gap,
+        eq,
+        energy,
+        status: int,
+        iters: int,
+        solve_time: float,
+    ) -> None:
         self.t.append(t)
         self.q.append(sol.q)
         self.v.append(sol.v)
@@ -52,12 +61,21 @@ class _History:
             return np.array(rows, dtype=float).reshape(len(rows), width)
 
         return SimulationResult(
-            t=np.array(self.t), h=np.array(self.h), q=stack(self.q, n_q), v=stack(self.v, n_v),
-            lam=stack(self.lam, n_gap), lam_eq=stack(self.lam_eq, n_eq), gap=stack(self.gap, n_gap),
-            energy=stack(self.energy, 3), eom_residual=np.array(self.eom),
-            norm_residual=np.array(self.norm), eq_residual=np.array(self.eq),
-            comp_residual=np.array(self.comp), iterations=np.array(self.iterations, dtype=int),
-            solve_time=np.array(self.solve_time), status=np.array(self.status, dtype=int),
+            t=np.array(self.t),
+            h=np.array(self.h),
+            q=stack(self.q, n_q),
+            v=stack(self.v, n_v),
+            lam=stack(self.lam, n_gap),
+            lam_eq=stack(self.lam_eq, n_eq),
+            gap=stack(self.gap, n_gap),
+            energy=stack(self.energy, 3),
+            eom_residual=np.array(self.eom),
+            norm_residual=np.array(self.norm),
+            eq_residual=np.array(self.eq),
+            comp_residual=np.array(self.comp),
+            iterations=np.array(self.iterations, dtype=int),
+            solve_time=np.array(self.solve_time),
+            status=np.array(self.status, dtype=int),
             meta=meta,
         )
 
@@ -87,9 +105,14 @@ def step_bounds(remaining: float, h_min: float, h_max: float) -> tuple[float, fl
     return h_min, h_max
 
 
-def simulate(system: System, options: SimulationOptions, *, progress: bool = False,
-             meta: dict[str, Any] | None = None,
-             on_step: Callable[[int, float], None] | None = None) -> SimulationResult:
+def simulate(
+    system: System,
+    options: SimulationOptions,
+    *,
+    progress: bool = False,
+    meta: dict[str, Any] | None = None,
+    on_step: Callable[[int, float], None] | None = None,
+) -> SimulationResult:
     """Simulate `system` from its initial state to options.t_end.
 
     Raises InputError for an inconsistent initial configuration and SolverFailure (carrying the
@@ -117,37 +140,47 @@ def simulate(system: System, options: SimulationOptions, *, progress: bool = Fal
     if eq0 > ASSEMBLY_TOL:
         vals = np.abs(np.asarray(m.Phi_eq(q, t)).ravel())
         worst = eq_labels[int(np.argmax(vals))]
-        raise InputError(f"initial configuration violates joint constraint {worst} by "
-                         f"{vals.max():.3g} (allowed {ASSEMBLY_TOL})")
+        raise InputError(
+            f"initial configuration violates joint constraint {worst} by "
+            f"{vals.max():.3g} (allowed {ASSEMBLY_TOL})"
+        )
     if gap0.size and gap0.max() > ASSEMBLY_TOL:
         worst = gap_labels[int(np.argmax(gap0))]
-        raise InputError(f"bodies start penetrating at contact {worst} by {gap0.max():.3g} m "
-                         f"(allowed {ASSEMBLY_TOL})")
+        raise InputError(
+            f"bodies start penetrating at contact {worst} by {gap0.max():.3g} m "
+            f"(allowed {ASSEMBLY_TOL})"
+        )
 
     info = dict(meta or {})
-    info.update({
-        "options": options.as_dict(),
-        "bodies": [b.name for b in system.bodies],
-        "contact_labels": gap_labels,
-        "eq_labels": eq_labels,
-        "gravity": system.gravity.tolist(),
-        "versions": _versions(),
-        "completed": False,
-    })
+    info.update(
+        {
+            "options": options.as_dict(),
+            "bodies": [b.name for b in system.bodies],
+            "contact_labels": gap_labels,
+            "eq_labels": eq_labels,
+            "gravity": system.gravity.tolist(),
+            "versions": _versions(),
+            "completed": False,
+        }
+    )
     hist = _History(t, q, v, m.n_gap, m.n_eq, gap0, eq0, e0)
     n_q, n_v = q.size, v.size
 
     def finish(completed: bool, message: str) -> SimulationResult:
-        info.update(completed=completed, message=message,
-                    wall_time=time.perf_counter() - wall0)
+        info.update(completed=completed, message=message, wall_time=time.perf_counter() - wall0)
         return hist.result(info, m.n_gap, m.n_eq, n_q, n_v)
 
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=options.t_end, unit="s", unit_scale=False, mininterval=0.5,
-                   bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s [{elapsed}<{remaining}]")
+        bar = tqdm(
+            total=options.t_end,
+            unit="s",
+            unit_scale=False,
+            mininterval=0.5,
+            bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s [{elapsed}<{remaining}]",
+        )
     warm: StepSolution | None = None
     eps = 1e-6 * options.h_min  # no sliver of a last step from round-off
     step = 0

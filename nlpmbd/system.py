@@ -46,7 +46,9 @@ class System:
             raise InputError(f"joint name {joint.name!r} is already used; names must be unique")
         for b in joint.bodies:
             if b is not GROUND and b not in self.bodies:
-                raise InputError(f"joint {joint.name!r} uses body {b.name!r} not added to the system")
+                raise InputError(
+                    f"joint {joint.name!r} uses body {b.name!r} not added to the system"
+                )
         self.joints.append(joint)
         return joint
 
@@ -58,7 +60,9 @@ class System:
         if not isinstance(load, (Force, Torque)):
             raise InputError(f"add_load expects a Force or Torque, got {load!r}")
         if load.body not in self.bodies:
-            raise InputError(f"load {load.name!r} acts on body {load.body.name!r} not in the system")
+            raise InputError(
+                f"load {load.name!r} acts on body {load.body.name!r} not in the system"
+            )
         self.loads.append(load)
         return load
 
@@ -87,5 +91,7 @@ class System:
         return q, v
 
     def __repr__(self) -> str:
-        return (f"System({len(self.bodies)} bodies, {len(self.joints)} joints, "
-                f"{len(self.loads)} loads, gravity={self.gravity.tolist()})")
+        return (
+            f"System({len(self.bodies)} bodies, {len(self.joints)} joints, "
+            f"{len(self.loads)} loads, gravity={self.gravity.tolist()})"
+        )

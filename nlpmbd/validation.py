@@ -10,8 +10,14 @@ import numpy as np
 from .errors import InputError
 
 
-def finite_scalar(name: str, value: object, *, low: float | None = None, high: float | None = None,
-                  low_open: bool = False) -> float:
+def finite_scalar(
+    name: str,
+    value: object,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+) -> float:
     """Return `value` as a float, checking finiteness and the range [low, high] (or (low, high])."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InputError(f"{name} must be a number, got {value!r}")

@@ -8,7 +8,7 @@ import pytest
 from fixtures import tilted_box
 from scipy.integrate import solve_ivp
 
-from nlpmbd import (Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate)
+from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate
 from nlpmbd.registry import get_case
 from nlpmbd.rotation import rotation_matrix
 from nlpmbd.step_problem import StepProblem
@@ -21,8 +21,14 @@ def pendulum_theta_error(h: float, t_end: float = 2.0) -> tuple[float, Simulatio
     system, p = case.build({})
     m, L, g = p["mass"], p["cm_x"], p["g"]
     I_O = p["jzz"] + m * L**2
-    ref = solve_ivp(lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O], (0, t_end), [0.0, 0.0],
-                    rtol=1e-12, atol=1e-12, dense_output=True)
+    ref = solve_ivp(
+        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
+        (0, t_end),
+        [0.0, 0.0],
+        rtol=1e-12,
+        atol=1e-12,
+        dense_output=True,
+    )
     res = simulate(system, SimulationOptions(t_end=t_end, h_min=h, h_max=h))
     theta = np.unwrap(np.arctan2(res.q[:, 1], res.q[:, 0]))
     return float(np.max(np.abs(theta - ref.sol(res.t)[0]))), res
@@ -31,9 +37,11 @@ def pendulum_theta_error(h: float, t_end: float = 2.0) -> tuple[float, Simulatio
 def test_ideal_pendulum_converges_to_minimal_coordinate_ode():
     err_coarse, res_coarse = pendulum_theta_error(1e-3)
     err_fine, res_fine = pendulum_theta_error(2e-4)
-    print(f"\nmax |theta error| over 2 s: h=1e-3 {err_coarse:.3e} rad, h=2e-4 {err_fine:.3e} rad, "
-          f"ratio {err_coarse / err_fine:.2f}; max constraint norm "
-          f"{res_coarse.eq_residual.max():.2e} / {res_fine.eq_residual.max():.2e}")
+    print(
+        f"\nmax |theta error| over 2 s: h=1e-3 {err_coarse:.3e} rad, h=2e-4 {err_fine:.3e} rad, "
+        f"ratio {err_coarse / err_fine:.2f}; max constraint norm "
+        f"{res_coarse.eq_residual.max():.2e} / {res_fine.eq_residual.max():.2e}"
+    )
     assert err_coarse < 1e-2
     assert err_coarse / err_fine >= 3.0  # first order or better (5x step -> >= 3x error)
     for res, h in ((res_coarse, 1e-3), (res_fine, 2e-4)):
@@ -47,8 +55,9 @@ def test_ideal_pendulum_converges_to_minimal_coordinate_ode():
 def test_formulations_agree_at_fixed_step_with_contacts():
     runs = {}
     for form in ("implicit", "mpcc"):
-        runs[form] = simulate(tilted_box(), SimulationOptions(t_end=0.4, h_min=1e-3, h_max=1e-3,
-                                                              formulation=form))
+        runs[form] = simulate(
+            tilted_box(), SimulationOptions(t_end=0.4, h_min=1e-3, h_max=1e-3, formulation=form)
+        )
     a, b = runs["implicit"], runs["mpcc"]
     assert a.lam.max() > 1.0, "the box must land within the run"
     assert np.max(np.abs(a.q - b.q)) <= 1e-6
@@ -72,8 +81,12 @@ def test_fixed_step_matches_the_velocity_qp():
         v_free = v0 + h * np.linalg.solve(M, f)
         A = h * np.asarray(m.Phi_v(q0))
         ub = -np.asarray(m.Phi(q0)).ravel()
-        qp = ca.conic("qp", "qpoases", {"h": ca.Sparsity.dense(6, 6), "a": ca.Sparsity.dense(*A.shape)},
-                      {"printLevel": "none"})
+        qp = ca.conic(
+            "qp",
+            "qpoases",
+            {"h": ca.Sparsity.dense(6, 6), "a": ca.Sparsity.dense(*A.shape)},
+            {"printLevel": "none"},
+        )
         sol = qp(h=M, g=-M @ v_free, a=A, lba=-np.inf, uba=ub)
         v_qp = np.asarray(sol["x"]).ravel()
         assert np.max(np.abs(v_qp - res.v[n + 1])) < 1e-8
@@ -92,13 +105,19 @@ def test_free_body_conserves_energy_and_angular_momentum_to_first_order():
         system, _ = case.build({})
         res = simulate(system, SimulationOptions(t_end=10.0, h_min=h, h_max=h))
         J = system.bodies[0].inertia
-        L = np.array([rotation_matrix(q[3:7]) @ J @ v[3:6] for q, v in zip(res.q, res.v)])
+        L = np.array(
+            [rotation_matrix(q[3:7]) @ J @ v[3:6] for q, v in zip(res.q, res.v, strict=True)]
+        )
         E = res.energy[:, 2]
-        drifts[h] = (np.max(np.abs(E - E[0])) / E[0],
-                     np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0]))
+        drifts[h] = (
+            np.max(np.abs(E - E[0])) / E[0],
+            np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0]),
+        )
         assert res.v[:, 4].min() < 0, "the body must flip (intermediate-axis instability)"
-    print(f"\nfree body 10 s: relative drift (energy, |L|) at h=2e-3 {drifts[2e-3]}, "
-          f"h=1e-3 {drifts[1e-3]}")
+    print(
+        f"\nfree body 10 s: relative drift (energy, |L|) at h=2e-3 {drifts[2e-3]}, "
+        f"h=1e-3 {drifts[1e-3]}"
+    )
     for de, dl in drifts.values():
         assert de < 5e-3 and dl < 5e-3
     assert drifts[1e-3][0] < 0.6 * drifts[2e-3][0]
@@ -146,11 +165,12 @@ def test_solver_failure_stops_with_partial_result():
 
 
 def test_result_round_trip(tmp_path):
-    res = simulate(tilted_box(), SimulationOptions(t_end=0.02, h_min=1e-3, h_max=1e-3),
-                   meta={"case": "box"})
+    res = simulate(
+        tilted_box(), SimulationOptions(t_end=0.02, h_min=1e-3, h_max=1e-3), meta={"case": "box"}
+    )
     res.save(tmp_path)
     back = SimulationResult.load(tmp_path)
     for name in ("t", "h", "q", "v", "lam", "gap", "energy", "status"):
         assert np.array_equal(getattr(back, name), getattr(res, name))
-    assert back.meta["contact_labels"] == [f"floor.corner{k}" for k in range(8)]
+    assert back.meta["contact_labels"] == [f"floor.point{k}" for k in range(8)]
     assert back.completed and back.meta["case"] == "box"

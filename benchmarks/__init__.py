@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print numbers; never run by the test suite."""
