@@ -58,8 +58,14 @@ class Joint:
         return []
 
     def contact_frames(self, poses: Poses) -> list[tuple[ca.SX, ca.SX]]:
-        """(global unit normal pushing the child out, global contact point) per gap, for reports."""
+        """Per gap, for reports: (global unit direction of the contact force that acts on the
+        CHILD body, global contact point). The force vector is lambda_j times the direction."""
         return []
+
+    @property
+    def gap_scales(self) -> Sequence[float]:
+        """Per gap, the clearance it closes (m), so penetration can be reported as a fraction."""
+        return ()
 
     @property
     def n_eq(self) -> int:
