@@ -25,6 +25,7 @@ class SymbolicModel:
     n_bodies: int
     n_gap: int
     n_eq: int
+    n_joints: int
     M: np.ndarray  # (6N, 6N) constant mass matrix
     gravity: np.ndarray
     masses: np.ndarray
@@ -38,6 +39,7 @@ class SymbolicModel:
     Phi_eq_t: ca.Function  # (q, t) -> (E)
     contact: ca.Function  # (q) -> normals (3, M), points (3, M)
     energy: ca.Function  # (q, v) -> [kinetic, potential]
+    joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
 
     @staticmethod
     def build(system: System) -> SymbolicModel:
@@ -96,6 +98,7 @@ class SymbolicModel:
             n_bodies=N,
             n_gap=Phi.shape[0],
             n_eq=Phi_eq.shape[0],
+            n_joints=len(system.joints),
             M=M,
             gravity=np.asarray(system.gravity, float),
             masses=np.array([b.mass for b in system.bodies]),
@@ -108,4 +111,32 @@ class SymbolicModel:
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
             contact=ca.Function("contact", [q], [normals, points]),
             energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
+            joint_force=_joint_force_function(system, q, t, Phi, Phi_eq),
         )
+
+
+def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
+    """Translational constraint force of each joint on its child body (global, N):
+    -(dc/dr_child)^T mu summed over the joint's gaps and equalities (FORMULATION.md section 3).
+    Forces on GROUND are not defined, so a joint whose child is GROUND reports minus the force
+    on its parent."""
+    from .bodies import GROUND
+
+    lam = ca.SX.sym("lam", Phi.shape[0])
+    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
+    columns, i_gap, i_eq = [], 0, 0
+    for joint in system.joints:
+        gaps = slice(i_gap, i_gap + joint.n_gap)
+        eqs = slice(i_eq, i_eq + joint.n_eq)
+        i_gap, i_eq = gaps.stop, eqs.stop
+        body, sign = (joint.child, 1.0) if joint.child is not GROUND else (joint.parent, -1.0)
+        k = system.body_index(body)
+        r = q[7 * k : 7 * k + 3]
+        force = ca.SX.zeros(3, 1)
+        if joint.n_gap:
+            force -= ca.jacobian(Phi[gaps], r).T @ lam[gaps]
+        if joint.n_eq:
+            force -= ca.jacobian(Phi_eq[eqs], r).T @ lam_eq[eqs]
+        columns.append(sign * force)
+    out = ca.horzcat(*columns) if columns else ca.SX(3, 0)
+    return ca.Function("joint_force", [q, t, lam, lam_eq], [out])

@@ -35,6 +35,10 @@ ARRAYS: dict[str, str] = {
     "iterations": "n",
     "solve_time": "n",
     "status": "n",
+    "contact_force": "n+1",
+    "contact_point": "n+1",
+    "joint_force": "n+1",
+    "gap_uncorrected": "n",
 }
 FORMAT_VERSION = 1
 
@@ -50,7 +54,11 @@ class SimulationResult:
     equations of motion; norm_residual: (n) max_k |p_k^T p_k - 1| of the update before
     renormalisation; eq_residual: (n+1) norm of Phi_eq(q, t); comp_residual: (n)
     max_j |lam_j Phi_lin_j|; iterations, solve_time (s), status (0 solved, 1 acceptable,
-    2 solved after retry, 3 failed).
+    2 solved after retry, 3 failed); contact_force: (n+1, M, 3) force of each contact on the
+    child body of its joint (global, N); contact_point: (n+1, M, 3) global contact points (m);
+    joint_force: (n+1, J, 3) total constraint force of each joint on its child body (global,
+    N; the paper's CF-x, CF-y, CF-z for clearance joints); gap_uncorrected: (n) max_j Phi_j(q)
+    after the step, before any penetration correction.
     """
 
     t: np.ndarray
@@ -68,6 +76,10 @@ class SimulationResult:
     iterations: np.ndarray
     solve_time: np.ndarray
     status: np.ndarray
+    contact_force: np.ndarray
+    contact_point: np.ndarray
+    joint_force: np.ndarray
+    gap_uncorrected: np.ndarray
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -91,6 +103,29 @@ class SimulationResult:
         k = self.body_names.index(name)
         return self.v[:, 6 * k : 6 * k + 6]
 
+    @property
+    def contact_joints(self) -> list[str]:
+        """Name of the joint of each contact column."""
+        return [label.split(".", 1)[0] for label in self.meta.get("contact_labels", [])]
+
+    def force_of(self, joint: str) -> np.ndarray:
+        """(n+1, 3) constraint force of one joint on its child body."""
+        names = list(self.meta.get("joints", []))
+        if joint not in names:
+            raise InputError(f"no joint {joint!r} in this result (joints: {', '.join(names)})")
+        return self.joint_force[:, names.index(joint), :]
+
+    def penetration_fraction(self) -> dict[str, float]:
+        """Per joint, the largest true penetration over the run divided by the clearance that
+        the gap closes (0 when the gaps never close)."""
+        scales = np.asarray(self.meta.get("contact_scales", []), dtype=float)
+        out: dict[str, float] = {}
+        for k, joint in enumerate(self.contact_joints):
+            pen = max(0.0, float(self.gap[:, k].max()))
+            frac = pen / scales[k] if k < scales.size and scales[k] > 0 else 0.0
+            out[joint] = max(out.get(joint, 0.0), frac)
+        return out
+
     # --- summary ------------------------------------------------------------------------------
     def summary(self) -> dict[str, float | int]:
         def mx(a):
@@ -107,6 +142,8 @@ class SimulationResult:
             "max_norm_residual": mx(self.norm_residual),
             "max_comp_residual": mx(self.comp_residual),
             "max_penetration": max(0.0, mx(self.gap)),
+            "max_penetration_fraction": max(self.penetration_fraction().values(), default=0.0),
+            "max_penetration_uncorrected": max(0.0, mx(self.gap_uncorrected)),
             "energy_change": float(e[-1] - e[0]),
             "failed_steps": int(np.sum(self.status == 3)),
             "retried_steps": int(np.sum(self.status == 2)),
@@ -175,6 +212,19 @@ class SimulationResult:
                     f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
                     f"expected one column per entry of {key} in meta.json"
                 )
+        n_c = len(meta.get("contact_labels", []))
+        for name in ("contact_force", "contact_point"):
+            if arrays[name].shape[1:] != (n_c, 3):
+                raise InputError(
+                    f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
+                    f"expected (rows, {n_c}, 3)"
+                )
+        n_j = len(meta.get("joints", []))
+        if arrays["joint_force"].shape[1:] != (n_j, 3):
+            raise InputError(
+                f"result.npz in {str(d)!r}: joint_force has shape {arrays['joint_force'].shape}, "
+                f"expected (rows, {n_j}, 3)"
+            )
         if arrays["energy"].ndim != 2 or arrays["energy"].shape[1] != 3:
             raise InputError(f"result.npz in {str(d)!r}: energy must have 3 columns")
         return cls(**arrays, meta=meta)

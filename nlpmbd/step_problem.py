@@ -18,6 +18,7 @@ import numpy as np
 from .errors import InputError
 from .model import SymbolicModel
 from .options import Formulation, SimulationOptions
+from .projection import GapProjection
 from .rotation import g_matrix
 
 #: IPOPT statuses that count as a solved step.
@@ -175,6 +176,9 @@ class StepProblem:
             "post",
             [P, x, *mult_in],
             [q_new, v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, ca.mmax(ca.vertcat(*drift))],
+        )
+        self.projection = (
+            GapProjection(m) if (o.gap_correction == "projection" and nc > 0) else None
         )
 
     # -------------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, SolverFailure
+from .model import SymbolicModel
 from .options import SimulationOptions
-from .results import SimulationResult
+from .results import ARRAYS, SimulationResult
 from .step_problem import StepProblem, StepSolution
 from .system import System
 
@@ -20,64 +21,60 @@ ASSEMBLY_TOL = 1e-6
 
 
 class _History:
-    """Grows per-step lists and stacks them into a SimulationResult."""
+    """Per-array lists of rows, stacked into a SimulationResult at the end (or on failure)."""
 
-    def __init__(self, t0: float, q0, v0, n_gap: int, n_eq: int, gap0, eq0, energy0) -> None:
-        self.t, self.q, self.v = [t0], [q0], [v0]
-        self.lam, self.lam_eq = [np.zeros(n_gap)], [np.zeros(n_eq)]
-        self.gap, self.eq, self.energy = [gap0], [eq0], [energy0]
-        self.h, self.eom, self.norm, self.comp = [], [], [], []
-        self.iterations, self.solve_time, self.status = [], [], []
+    def __init__(self) -> None:
+        self.rows: dict[str, list] = {name: [] for name in ARRAYS}
 
-    def append(
-        self,
-        t: float,
-        sol: StepSolution,
-        gap,
-        eq,
-        energy,
-        status: int,
-        iters: int,
-        solve_time: float,
+    def add_point(self, model: SymbolicModel, t: float, q, v, lam, lam_eq) -> None:
+        """Time-point rows (n+1 kind): state, forces and diagnostics at (t, q, v)."""
+        r = self.rows
+        directions, points = (np.asarray(a).T for a in model.contact(q))
+        kin, pot = np.asarray(model.energy(q, v)).ravel()
+        r["t"].append(t)
+        r["q"].append(q)
+        r["v"].append(v)
+        r["lam"].append(lam)
+        r["lam_eq"].append(lam_eq)
+        r["gap"].append(np.asarray(model.Phi(q)).ravel())
+        r["eq_residual"].append(float(np.linalg.norm(np.asarray(model.Phi_eq(q, t)).ravel())))
+        r["energy"].append([kin, pot, kin + pot])
+        r["contact_force"].append(lam[:, None] * directions)
+        r["contact_point"].append(points)
+        r["joint_force"].append(np.asarray(model.joint_force(q, t, lam, lam_eq)).T)
+
+    def add_step(
+        self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
     ) -> None:
-        self.t.append(t)
-        self.q.append(sol.q)
-        self.v.append(sol.v)
-        self.lam.append(sol.lam)
-        self.lam_eq.append(sol.lam_eq)
-        self.gap.append(gap)
-        self.eq.append(eq)
-        self.energy.append(energy)
-        self.h.append(sol.h)
-        self.eom.append(sol.eom_residual)
-        self.norm.append(sol.norm_drift)
-        self.comp.append(sol.comp_residual)
-        self.iterations.append(iters)
-        self.solve_time.append(solve_time)
-        self.status.append(status)
+        r = self.rows
+        r["h"].append(sol.h)
+        r["eom_residual"].append(sol.eom_residual)
+        r["norm_residual"].append(sol.norm_drift)
+        r["comp_residual"].append(sol.comp_residual)
+        r["iterations"].append(iters)
+        r["solve_time"].append(spent)
+        r["status"].append(status)
+        r["gap_uncorrected"].append(gap_uncorrected)
 
-    def result(self, meta: dict[str, Any], n_gap: int, n_eq: int, n_q: int, n_v: int):
-        def stack(rows, width):
-            return np.array(rows, dtype=float).reshape(len(rows), width)
-
-        return SimulationResult(
-            t=np.array(self.t),
-            h=np.array(self.h),
-            q=stack(self.q, n_q),
-            v=stack(self.v, n_v),
-            lam=stack(self.lam, n_gap),
-            lam_eq=stack(self.lam_eq, n_eq),
-            gap=stack(self.gap, n_gap),
-            energy=stack(self.energy, 3),
-            eom_residual=np.array(self.eom),
-            norm_residual=np.array(self.norm),
-            eq_residual=np.array(self.eq),
-            comp_residual=np.array(self.comp),
-            iterations=np.array(self.iterations, dtype=int),
-            solve_time=np.array(self.solve_time),
-            status=np.array(self.status, dtype=int),
-            meta=meta,
-        )
+    def result(self, meta: dict[str, Any], model: SymbolicModel) -> SimulationResult:
+        N, M, E = model.n_bodies, model.n_gap, model.n_eq
+        tail = {
+            "q": (7 * N,),
+            "v": (6 * N,),
+            "lam": (M,),
+            "lam_eq": (E,),
+            "gap": (M,),
+            "energy": (3,),
+            "contact_force": (M, 3),
+            "contact_point": (M, 3),
+            "joint_force": (model.n_joints, 3),
+        }
+        ints = {"iterations", "status"}
+        arrays = {}
+        for name, rows in self.rows.items():
+            dtype = int if name in ints else float
+            arrays[name] = np.array(rows, dtype=dtype).reshape(len(rows), *tail.get(name, ()))
+        return SimulationResult(**arrays, meta=meta)
 
 
 def _versions() -> dict[str, str]:
@@ -105,6 +102,23 @@ def step_bounds(remaining: float, h_min: float, h_max: float) -> tuple[float, fl
     return h_min, h_max
 
 
+def _check_assembly(system: System, model: SymbolicModel, q: np.ndarray) -> None:
+    eq = np.abs(np.asarray(model.Phi_eq(q, 0.0)).ravel())
+    if eq.size and eq.max() > ASSEMBLY_TOL:
+        worst = system.eq_labels[int(np.argmax(eq))]
+        raise InputError(
+            f"initial configuration violates joint constraint {worst} by "
+            f"{eq.max():.3g} (allowed {ASSEMBLY_TOL})"
+        )
+    gap = np.asarray(model.Phi(q)).ravel()
+    if gap.size and gap.max() > ASSEMBLY_TOL:
+        worst = system.gap_labels[int(np.argmax(gap))]
+        raise InputError(
+            f"bodies start penetrating at contact {worst} by {gap.max():.3g} m "
+            f"(allowed {ASSEMBLY_TOL})"
+        )
+
+
 def simulate(
     system: System,
     options: SimulationOptions,
@@ -127,48 +141,34 @@ def simulate(
     q, v = system.initial_state()
     problem = StepProblem.build(system, options)
     m = problem.model
-    t = 0.0
-
-    def diagnostics(q_, v_, t_):
-        gap = np.asarray(m.Phi(q_)).ravel()
-        eq = float(np.linalg.norm(np.asarray(m.Phi_eq(q_, t_)).ravel()))
-        kin, pot = np.asarray(m.energy(q_, v_)).ravel()
-        return gap, eq, np.array([kin, pot, kin + pot])
-
-    gap0, eq0, e0 = diagnostics(q, v, t)
-    eq_labels, gap_labels = system.eq_labels, system.gap_labels
-    if eq0 > ASSEMBLY_TOL:
-        vals = np.abs(np.asarray(m.Phi_eq(q, t)).ravel())
-        worst = eq_labels[int(np.argmax(vals))]
-        raise InputError(
-            f"initial configuration violates joint constraint {worst} by "
-            f"{vals.max():.3g} (allowed {ASSEMBLY_TOL})"
-        )
-    if gap0.size and gap0.max() > ASSEMBLY_TOL:
-        worst = gap_labels[int(np.argmax(gap0))]
-        raise InputError(
-            f"bodies start penetrating at contact {worst} by {gap0.max():.3g} m "
-            f"(allowed {ASSEMBLY_TOL})"
-        )
-
+    _check_assembly(system, m, q)
     info = dict(meta or {})
     info.update(
         {
             "options": options.as_dict(),
             "bodies": [b.name for b in system.bodies],
-            "contact_labels": gap_labels,
-            "eq_labels": eq_labels,
+            "contact_labels": system.gap_labels,
+            "contact_scales": system.gap_scales,
+            "eq_labels": system.eq_labels,
+            "joints": [j.name for j in system.joints],
             "gravity": system.gravity.tolist(),
             "versions": _versions(),
             "completed": False,
         }
     )
-    hist = _History(t, q, v, m.n_gap, m.n_eq, gap0, eq0, e0)
-    n_q, n_v = q.size, v.size
+    t = 0.0
+    hist = _History()
+    hist.add_point(m, t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
+    projection_failures = 0
 
     def finish(completed: bool, message: str) -> SimulationResult:
-        info.update(completed=completed, message=message, wall_time=time.perf_counter() - wall0)
-        return hist.result(info, m.n_gap, m.n_eq, n_q, n_v)
+        info.update(
+            completed=completed,
+            message=message,
+            projection_failures=projection_failures,
+            wall_time=time.perf_counter() - wall0,
+        )
+        return hist.result(info, m)
 
     bar = None
     if progress:
@@ -177,7 +177,6 @@ def simulate(
         bar = tqdm(
             total=options.t_end,
             unit="s",
-            unit_scale=False,
             mininterval=0.5,
             bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s [{elapsed}<{remaining}]",
         )
@@ -193,7 +192,7 @@ def simulate(
             attempts = attempts[: 1 + options.max_retries]
             if warm is None:  # the first step has nothing to warm from
                 attempts = attempts[1:] or attempts
-            iters, spent, sol = 0, 0.0, None
+            iters, spent, sol, status = 0, 0.0, None, 3
             for k, (w, hi) in enumerate(attempts):
                 sol = problem.solve(t, q, v, w, h_lo, hi)
                 iters += sol.iterations
@@ -201,15 +200,19 @@ def simulate(
                 if sol.status < 3:
                     status = 2 if k > 0 else sol.status
                     break
-            if sol is None or sol.status == 3:
+            if sol is None or status == 3:
                 raise SolverFailure(
                     f"step {step + 1} at t = {t:.6g} s failed after {len(attempts)} attempt(s): "
                     f"IPOPT returned {sol.return_status if sol else 'nothing'}"
                 )
             t = t + sol.h
             q, v = sol.q, sol.v
-            gap, eq, e = diagnostics(q, v, t)
-            hist.append(t, sol, gap, eq, e, status, iters, spent)
+            gap_raw = float(np.max(np.asarray(m.Phi(q)), initial=-np.inf))
+            if problem.projection is not None and gap_raw > 0:
+                q, ok = problem.projection.apply(q, t)
+                projection_failures += not ok
+            hist.add_step(sol, status, iters, spent, gap_raw if m.n_gap else 0.0)
+            hist.add_point(m, t, q, v, sol.lam, sol.lam_eq)
             warm = sol
             step += 1
             if bar is not None:

@@ -82,6 +82,15 @@ class System:
     def gap_labels(self) -> list[str]:
         return [f"{j.name}.{lab}" for j in self.joints for lab in j.gap_labels]
 
+    @property
+    def gap_scales(self) -> list[float]:
+        """Per contact column, the clearance it closes (m); 0 where a joint gives none."""
+        out: list[float] = []
+        for j in self.joints:
+            scales = list(j.gap_scales)
+            out += [float(s) for s in scales] if len(scales) == j.n_gap else [0.0] * j.n_gap
+        return out
+
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         """Stacked q0 (7N: x y z e0 e1 e2 e3 per body) and v0 (6N: r_dot, w' per body)."""
         if not self.bodies:

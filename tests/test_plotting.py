@@ -47,7 +47,12 @@ def synthetic(n: int = 5, bodies: int = 2, m: int = 2, e: int = 3) -> Simulation
         iterations=np.arange(n, dtype=int) + 1,
         solve_time=np.full(n, 1e-3),
         status=np.array([0, 1, 2, 0, 0][:n] + [0] * max(0, n - 5), dtype=int),
+        contact_force=rng.normal(size=(n + 1, m, 3)),
+        contact_point=rng.normal(size=(n + 1, m, 3)),
+        joint_force=rng.normal(size=(n + 1, 2, 3)),
+        gap_uncorrected=np.full(n, -1e-5),
         meta={
+            "joints": ["j0", "j1"],
             "bodies": [f"b{k}" for k in range(bodies)],
             "contact_labels": [f"c{j}" for j in range(m)],
             "eq_labels": [f"eq{i}" for i in range(e)],
