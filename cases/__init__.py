@@ -2,8 +2,12 @@
 
 from nlpmbd.case import Case
 
-from . import box_drop, free_body, pendulum
+from . import box_drop, cylindrical, free_body, pendulum, prismatic, revolute
 
-REGISTRY: dict[str, Case] = {c.name: c for c in (pendulum.CASE, free_body.CASE, box_drop.CASE)}
+REGISTRY: dict[str, Case] = {
+    c.name: c
+    for c in (pendulum.CASE, revolute.CASE, cylindrical.CASE, prismatic.CASE, free_body.CASE,
+              box_drop.CASE)
+}
 
 __all__ = ["REGISTRY"]

@@ -2,20 +2,26 @@
 each)."""
 
 from .cylindrical import CylindricalJoint
+from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
 from .plane_contact import PlaneContact
 from .prismatic import PrismaticJoint
+from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
+from .revolute_clearance import RevoluteClearance
 from .spherical import SphericalJoint
 
 __all__ = [
+    "CylindricalClearance",
     "CylindricalJoint",
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
     "PlaneContact",
+    "PrismaticClearance",
     "PrismaticJoint",
+    "RevoluteClearance",
     "RevoluteJoint",
     "SphericalJoint",
 ]

@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--h-min", type=float, help="lower bound of the step size, s")
     run.add_argument("--h-max", type=float, help="upper bound of the step size, s")
     run.add_argument("--formulation", help="implicit (default) or mpcc")
+    run.add_argument("--gap-correction", help="projection (default) or none")
     run.add_argument(
         "--set",
         action="append",
@@ -56,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
+    for sub_parser in (run, plot):
+        sub_parser.add_argument(
+            "--overlay", metavar="DIR", help="a saved result drawn dashed in the figures"
+        )
     return p
 
 
@@ -114,6 +119,8 @@ def _options(args, case):
     }
     if args.formulation is not None:
         kw["formulation"] = args.formulation
+    if args.gap_correction is not None:
+        kw["gap_correction"] = args.gap_correction
     return SimulationOptions(**kw)
 
 
@@ -131,18 +138,32 @@ def _summary(result, out: Path) -> None:
         f"{s['max_comp_residual']:.2e}"
     )
     print(
-        f"  max penetration {s['max_penetration']:.3e} m, energy change "
+        f"  max penetration {s['max_penetration']:.3e} m "
+        f"({100 * s['max_penetration_fraction']:.3g}% of the clearance; before correction "
+        f"{s['max_penetration_uncorrected']:.3e} m), energy change "
         f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
     )
     print(f"  results in {out}")
 
 
-def _write(result, out: Path, plot: bool) -> None:
+def _overlay(path: str | None):
+    """(result, label) of --overlay DIR, or (None, "")."""
+    if path is None:
+        return None, ""
+    from .results import SimulationResult
+
+    other = SimulationResult.load(path)
+    params = other.meta.get("parameters", {})
+    label = str(params.get("joint", other.meta.get("case", Path(path).name)))
+    return other, label
+
+
+def _write(result, out: Path, plot: bool, overlay=(None, "")) -> None:
     result.save(out)
     if plot:
         from .plotting import plot_result
 
-        plot_result(result, out)
+        plot_result(result, out, overlay=overlay[0], overlay_label=overlay[1])
 
 
 def _cmd_run(args) -> int:
@@ -154,15 +175,16 @@ def _cmd_run(args) -> int:
     system, params = case.build(overrides)
     options = _options(args, case)
     out = Path(args.out) if args.out else Path("results") / case.name
+    overlay = _overlay(args.overlay)  # read before the run: a bad path fails fast
     meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv)}
     try:
         result = simulate(system, options, progress=not args.quiet, meta=meta)
     except SolverFailure as err:
         if err.partial is not None:
-            _write(err.partial, out, not args.no_plot)
+            _write(err.partial, out, not args.no_plot, overlay)
         print(f"nlpmbd: solver failure: {err}; partial results in {out}", file=sys.stderr)
         return EXIT_SOLVER
-    _write(result, out, not args.no_plot)
+    _write(result, out, not args.no_plot, overlay)
     if not args.quiet:
         _summary(result, out)
     return EXIT_OK
@@ -173,7 +195,8 @@ def _cmd_plot(args) -> int:
     from .results import SimulationResult
 
     result = SimulationResult.load(args.dir)
-    paths = plot_result(result, args.dir)
+    other, label = _overlay(args.overlay)
+    paths = plot_result(result, args.dir, overlay=other, overlay_label=label)
     print(f"wrote {len(paths)} figures to {args.dir}")
     return EXIT_OK
 

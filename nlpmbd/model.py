@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from .bodies import GROUND
 from .errors import InputError
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
@@ -82,7 +83,10 @@ class SymbolicModel:
             gap_list += gj
             eq_list += ej
             if joint.n_gap:
-                frames += joint.contact_frames(pose_map)
+                # reports give the force on the joint's moving body: the child, or the parent
+                # when the child is GROUND (then the force on it is opposite)
+                sign = -1.0 if joint.child is GROUND else 1.0
+                frames += [(sign * d, x) for d, x in joint.contact_frames(pose_map)]
         Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
         Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
         normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
@@ -118,10 +122,7 @@ class SymbolicModel:
 def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
     """Translational constraint force of each joint on its child body (global, N):
     -(dc/dr_child)^T mu summed over the joint's gaps and equalities (FORMULATION.md section 3).
-    Forces on GROUND are not defined, so a joint whose child is GROUND reports minus the force
-    on its parent."""
-    from .bodies import GROUND
-
+    A joint whose child is GROUND reports the force on its parent instead (the moving body)."""
     lam = ca.SX.sym("lam", Phi.shape[0])
     lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
     columns, i_gap, i_eq = [], 0, 0
@@ -129,7 +130,7 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
         gaps = slice(i_gap, i_gap + joint.n_gap)
         eqs = slice(i_eq, i_eq + joint.n_eq)
         i_gap, i_eq = gaps.stop, eqs.stop
-        body, sign = (joint.child, 1.0) if joint.child is not GROUND else (joint.parent, -1.0)
+        body = joint.child if joint.child is not GROUND else joint.parent
         k = system.body_index(body)
         r = q[7 * k : 7 * k + 3]
         force = ca.SX.zeros(3, 1)
@@ -137,6 +138,6 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
             force -= ca.jacobian(Phi[gaps], r).T @ lam[gaps]
         if joint.n_eq:
             force -= ca.jacobian(Phi_eq[eqs], r).T @ lam_eq[eqs]
-        columns.append(sign * force)
+        columns.append(force)
     out = ca.horzcat(*columns) if columns else ca.SX(3, 0)
     return ca.Function("joint_force", [q, t, lam, lam_eq], [out])

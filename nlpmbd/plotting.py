@@ -1,5 +1,7 @@
-"""Standard figures of a SimulationResult: positions, velocities, step size, residuals, energy
-and (when the system has contacts) contact forces and gaps.
+"""Standard figures of a SimulationResult: positions, velocities, step size, residuals, energy,
+joint forces (the paper's CF-x, CF-y, CF-z), and when the system has contacts the contact forces,
+gaps and contact-point tracks (joint end points, slider vertices). A second result can be drawn
+dashed over the first (`overlay`, e.g. the ideal-joint run under a clearance run).
 
 Matplotlib is imported inside `plot_result` only, so `import nlpmbd` never loads it. Figures are
 plain `matplotlib.figure.Figure` objects on an Agg canvas: no pyplot, no global state, nothing to
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,9 +34,19 @@ Draw = Callable[[list["Axes"], SimulationResult], None]
 
 
 def plot_result(
-    result: SimulationResult, out_dir: str | os.PathLike, *, fmt: str = "png", dpi: int = 120
+    result: SimulationResult,
+    out_dir: str | os.PathLike,
+    *,
+    fmt: str = "png",
+    dpi: int = 120,
+    overlay: SimulationResult | None = None,
+    overlay_label: str = "reference",
 ) -> list[Path]:
-    """Write the standard figures of a result into out_dir and return their paths."""
+    """Write the standard figures of a result into out_dir and return their paths.
+
+    `overlay` (same bodies and joints by name) is drawn dashed in positions, velocities, energy
+    and joint forces, labelled `overlay_label`.
+    """
     from matplotlib.backend_bases import FigureCanvasBase
 
     if fmt not in FigureCanvasBase.get_supported_filetypes():
@@ -44,15 +57,26 @@ def plot_result(
     out.mkdir(parents=True, exist_ok=True)
     case = result.meta.get("case")
     prefix = f"{case}: " if case else ""
+    over = (overlay, overlay_label) if overlay is not None else None
     figures: list[tuple[str, str, tuple[int, int], Draw]] = [
-        ("positions", "centre-of-mass positions", (3, 1), _positions),
-        ("velocities", "centre-of-mass velocities", (3, 1), _velocities),
+        ("positions", "centre-of-mass positions", (3, 1), partial(_positions, over=over)),
+        ("velocities", "centre-of-mass velocities", (3, 1), partial(_velocities, over=over)),
         ("step_size", "step size and IPOPT iterations", (2, 1), _step_size),
         ("residuals", "residuals per step", (2, 2), _residuals),
-        ("energy", "energy", (2, 1), _energy),
+        ("energy", "energy", (2, 1), partial(_energy, over=over)),
     ]
+    if result.joint_force.shape[1] > 0:
+        figures.append(
+            (
+                "joint_forces",
+                "joint forces on the child body (CF-x, CF-y, CF-z)",
+                (3, 1),
+                partial(_joint_forces, over=over),
+            )
+        )
     if result.lam.shape[1] > 0:
         figures.append(("contacts", "contact forces and gaps", (2, 1), _contacts))
+        figures.append(("contact_points", "contact points (global)", (3, 1), _contact_points))
     return [
         _save(result, out / f"{name}.{fmt}", prefix + title, shape, draw, dpi)
         for name, title, shape, draw in figures
@@ -97,27 +121,82 @@ def _labels(names: object, count: int, stem: str) -> list[str]:
     return [f"{stem} {k + 1}" for k in range(count)]
 
 
-def _per_body(axes: list[Axes], result: SimulationResult, width: int, name: str, unit: str) -> None:
+Overlay = tuple[SimulationResult, str] | None
+
+
+def _per_body(
+    axes: list[Axes], result: SimulationResult, width: int, name: str, unit: str, over: Overlay
+) -> None:
     n_bodies = result.q.shape[1] // 7
     bodies = _labels(result.meta.get("bodies"), n_bodies, "body")
     cols = result.q if width == 7 else result.v
     marker = "o" if result.t.size < 2 else None
+    other = over[0].body_names if over else []
     for i, (ax, coord) in enumerate(zip(axes, "xyz", strict=True)):
         for k, body in enumerate(bodies):
             label = body if i == 0 else "_nolegend_"
-            ax.plot(result.t, cols[:, width * k + i], marker=marker, label=label)
+            (line,) = ax.plot(result.t, cols[:, width * k + i], marker=marker, label=label)
+            if over and body in other:
+                ref = over[0].q if width == 7 else over[0].v
+                j = other.index(body)
+                ax.plot(
+                    over[0].t,
+                    ref[:, width * j + i],
+                    "--",
+                    color=line.get_color(),
+                    lw=1.0,
+                    alpha=0.8,
+                    label=f"{body} ({over[1]})" if i == 0 else "_nolegend_",
+                )
         ax.set_ylabel(f"{name.format(coord)} ({unit})")
         ax.ticklabel_format(axis="y", useOffset=False)  # plain numbers, no "1e-5+0.4999"
     if not bodies:
         _note(axes[0], "no bodies")
 
 
-def _positions(axes: list[Axes], result: SimulationResult) -> None:
-    _per_body(axes, result, 7, "{}", "m")
+def _positions(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
+    _per_body(axes, result, 7, "{}", "m", over)
 
 
-def _velocities(axes: list[Axes], result: SimulationResult) -> None:
-    _per_body(axes, result, 6, "d{}/dt", "m/s")
+def _velocities(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
+    _per_body(axes, result, 6, "d{}/dt", "m/s", over)
+
+
+def _joint_forces(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
+    names = _labels(result.meta.get("joints"), result.joint_force.shape[1], "joint")
+    other = list(over[0].meta.get("joints", [])) if over else []
+    for i, (ax, coord) in enumerate(zip(axes, "xyz", strict=True)):
+        for k, name in enumerate(names):
+            label = name if i == 0 else "_nolegend_"
+            (line,) = ax.plot(result.t, result.joint_force[:, k, i], lw=0.9, label=label)
+            if over and name in other:
+                j = other.index(name)
+                ax.plot(
+                    over[0].t,
+                    over[0].joint_force[:, j, i],
+                    "--",
+                    color=line.get_color(),
+                    lw=1.0,
+                    alpha=0.8,
+                    label=f"{name} ({over[1]})" if i == 0 else "_nolegend_",
+                )
+        ax.set_ylabel(f"CF-{coord} (N)")
+
+
+def _contact_points(axes: list[Axes], result: SimulationResult) -> None:
+    """Tracks of the distinct contact points (a vertex shared by two gaps is drawn once)."""
+    labels = _labels(result.meta.get("contact_labels"), result.lam.shape[1], "contact")
+    seen: list[np.ndarray] = []
+    for j, label in enumerate(labels):
+        track = result.contact_point[:, j, :]
+        if any(track.shape == s.shape and np.allclose(track, s) for s in seen):
+            continue
+        seen.append(track)
+        for i, ax in enumerate(axes):
+            ax.plot(result.t, track[:, i], lw=0.9, label=label if i == 0 else "_nolegend_")
+    for ax, coord in zip(axes, "xyz", strict=True):
+        ax.set_ylabel(f"{coord} (m)")
+        ax.ticklabel_format(axis="y", useOffset=False)
 
 
 def _step_size(axes: list[Axes], result: SimulationResult) -> None:
@@ -165,12 +244,29 @@ def _residuals(axes: list[Axes], result: SimulationResult) -> None:
             _note(ax, f"all zero (drawn at {LOG_FLOOR:g})", y=0.8)
 
 
-def _energy(axes: list[Axes], result: SimulationResult) -> None:
+def _energy(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
     e = result.energy
     for col, label in enumerate(("kinetic", "potential", "total")):
-        axes[0].plot(result.t, e[:, col], marker="o" if e.shape[0] < 2 else None, label=label)
+        (line,) = axes[0].plot(
+            result.t, e[:, col], marker="o" if e.shape[0] < 2 else None, label=label
+        )
+        if over:
+            axes[0].plot(
+                over[0].t,
+                over[0].energy[:, col],
+                "--",
+                color=line.get_color(),
+                lw=1.0,
+                alpha=0.8,
+                label=f"{label} ({over[1]})",
+            )
     axes[0].set_ylabel("energy (J)")
     axes[1].plot(result.t, e[:, 2] - e[0, 2], color="tab:green", label="E(t) - E(0)")
+    if over:
+        eo = over[0].energy[:, 2]
+        axes[1].plot(
+            over[0].t, eo - eo[0], "--", color="tab:green", lw=1.0, label=f"E(t) - E(0) ({over[1]})"
+        )
     axes[1].set_ylabel("total energy change (J)")
 
 

@@ -8,9 +8,11 @@ smallest mass-weighted displacement dx (6 per body: translation, body-frame rota
     minimise 1/2 dx^T M dx   subject to   Phi(q) + Phi_v(q) dx <= 0,   Phi_eq,v(q, t) dx = 0,
 
 then q <- q + T(q) dx with the Euler parameters renormalised, repeated (Gauss-Newton) until the
-largest true gap is below `tol`. The velocities are not touched, the ideal constraints do not
-change to first order, and the kinetic energy is unchanged; only the potential energy moves, by
-m g times a displacement of the size of the penetration.
+largest true gap is below `tol` (1e-4 of the smallest clearance). Several iterations can be
+needed: a radial clearance gap is curved with radius c, and one step can penetrate by several c.
+The velocities are not touched, the ideal constraints do not change to first order, and the
+kinetic energy is unchanged; only the potential energy moves, by m g times a displacement of
+the size of the penetration.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from .rotation import g_matrix
 class GapProjection:
     """Built once per simulation (from `StepProblem`); `apply` corrects one configuration."""
 
-    def __init__(self, model: SymbolicModel, tol: float = 1e-12, max_iter: int = 3) -> None:
+    def __init__(self, model: SymbolicModel, tol: float = 1e-12, max_iter: int = 10) -> None:
         self.model, self.tol, self.max_iter = model, tol, max_iter
         N, nc, ne = model.n_bodies, model.n_gap, model.n_eq
         q = ca.SX.sym("q", 7 * N)
@@ -37,8 +39,18 @@ class GapProjection:
             parts += [r + dx[6 * k : 6 * k + 3], p_new / ca.norm_2(p_new)]
         self._move = ca.Function("move", [q, dx], [ca.vertcat(*parts)])
         sp = {"h": ca.Sparsity.dense(6 * N, 6 * N), "a": ca.Sparsity.dense(nc + ne, 6 * N)}
+        # qrqp (CasADi's own active-set QP) copes with the rank-deficient active sets of
+        # redundant contacts (e.g. several slider vertices on one face)
         self._qp = ca.conic(
-            "gap_projection", "qpoases", sp, {"printLevel": "none", "error_on_fail": False}
+            "gap_projection",
+            "qrqp",
+            sp,
+            {
+                "print_iter": False,
+                "print_header": False,
+                "print_info": False,
+                "error_on_fail": False,
+            },
         )
         self._H = model.M
         self._lba = np.concatenate([np.full(nc, -np.inf), np.zeros(ne)])
@@ -57,4 +69,4 @@ class GapProjection:
                 return q, False
             q = np.asarray(self._move(q, sol["x"])).ravel()
         phi = np.asarray(m.Phi(q)).ravel()
-        return q, bool(phi.max() <= max(self.tol, 1e-9))
+        return q, bool(phi.max() <= self.tol)

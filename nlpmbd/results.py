@@ -55,8 +55,9 @@ class SimulationResult:
     renormalisation; eq_residual: (n+1) norm of Phi_eq(q, t); comp_residual: (n)
     max_j |lam_j Phi_lin_j|; iterations, solve_time (s), status (0 solved, 1 acceptable,
     2 solved after retry, 3 failed); contact_force: (n+1, M, 3) force of each contact on the
-    child body of its joint (global, N); contact_point: (n+1, M, 3) global contact points (m);
-    joint_force: (n+1, J, 3) total constraint force of each joint on its child body (global,
+    joint's moving body (the child, or the parent if the child is GROUND; global, N);
+    contact_point: (n+1, M, 3) global contact points (m);
+    joint_force: (n+1, J, 3) total constraint force of each joint on its moving body (global,
     N; the paper's CF-x, CF-y, CF-z for clearance joints); gap_uncorrected: (n) max_j Phi_j(q)
     after the step, before any penetration correction.
     """

@@ -25,6 +25,13 @@ from .rotation import g_matrix
 _ACCEPTABLE = {"Solve_Succeeded": 0, "Solved_To_Acceptable_Level": 1}
 
 
+def projection_tolerance(gap_scales: list[float]) -> float:
+    """Target of the penetration correction: 1e-4 of the smallest clearance (1e-9 m if the
+    joints give no clearance)."""
+    positive = [c for c in gap_scales if c > 0]
+    return 1e-4 * min(positive) if positive else 1e-9
+
+
 @dataclass
 class StepSolution:
     """Everything one step produced (NumPy arrays; no CasADi types)."""
@@ -49,14 +56,20 @@ class StepSolution:
 class StepProblem:
     """One NLP per step: `build` makes the CasADi graph and IPOPT solvers; `solve` runs a step."""
 
-    def __init__(self, model: SymbolicModel, options: SimulationOptions) -> None:
+    def __init__(
+        self,
+        model: SymbolicModel,
+        options: SimulationOptions,
+        gap_scales: list[float] | None = None,
+    ) -> None:
         self.model = model
         self.options = options
+        self.gap_scales = list(gap_scales or [])
         self._build()
 
     @classmethod
     def build(cls, system, options: SimulationOptions) -> StepProblem:
-        return cls(SymbolicModel.build(system), options)
+        return cls(SymbolicModel.build(system), options, system.gap_scales)
 
     # -------------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -178,7 +191,9 @@ class StepProblem:
             [q_new, v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, ca.mmax(ca.vertcat(*drift))],
         )
         self.projection = (
-            GapProjection(m) if (o.gap_correction == "projection" and nc > 0) else None
+            GapProjection(m, tol=projection_tolerance(self.gap_scales))
+            if (o.gap_correction == "projection" and nc > 0)
+            else None
         )
 
     # -------------------------------------------------------------------------------------

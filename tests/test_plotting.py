@@ -16,10 +16,11 @@ from nlpmbd.registry import get_case
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STANDARD = ["positions", "velocities", "step_size", "residuals", "energy"]
+CONTACTS = ["joint_forces", "contacts", "contact_points"]
 
 
-def synthetic(n: int = 5, bodies: int = 2, m: int = 2, e: int = 3) -> SimulationResult:
-    """A hand-made result with n steps, `bodies` bodies, m contacts and e equalities."""
+def synthetic(n: int = 5, bodies: int = 2, m: int = 2, e: int = 3, j: int = 2) -> SimulationResult:
+    """A hand-made result with n steps, `bodies` bodies, m contacts, e equalities, j joints."""
     rng = np.random.default_rng(0)
     h = np.linspace(1e-3, 4e-3, n)  # varies by a factor 4 -> log axis
     t = np.concatenate([[0.0], np.cumsum(h)])
@@ -49,10 +50,10 @@ def synthetic(n: int = 5, bodies: int = 2, m: int = 2, e: int = 3) -> Simulation
         status=np.array([0, 1, 2, 0, 0][:n] + [0] * max(0, n - 5), dtype=int),
         contact_force=rng.normal(size=(n + 1, m, 3)),
         contact_point=rng.normal(size=(n + 1, m, 3)),
-        joint_force=rng.normal(size=(n + 1, 2, 3)),
+        joint_force=rng.normal(size=(n + 1, j, 3)),
         gap_uncorrected=np.full(n, -1e-5),
         meta={
-            "joints": ["j0", "j1"],
+            "joints": [f"j{k}" for k in range(j)],
             "bodies": [f"b{k}" for k in range(bodies)],
             "contact_labels": [f"c{j}" for j in range(m)],
             "eq_labels": [f"eq{i}" for i in range(e)],
@@ -73,11 +74,11 @@ def assert_pngs(paths: list[Path], out: Path, names: list[str]) -> None:
 
 def test_writes_all_figures(tmp_path: Path) -> None:
     paths = plot_result(synthetic(), tmp_path / "figs")
-    assert_pngs(paths, tmp_path / "figs", STANDARD + ["contacts"])
+    assert_pngs(paths, tmp_path / "figs", STANDARD + CONTACTS)
 
 
 def test_no_contacts_no_steps(tmp_path: Path) -> None:
-    result = synthetic(n=0, bodies=1, m=0, e=0)
+    result = synthetic(n=0, bodies=1, m=0, e=0, j=0)
     assert result.n_steps == 0 and result.lam.shape == (1, 0)
     paths = plot_result(result, tmp_path)
     assert_pngs(paths, tmp_path, STANDARD)
@@ -89,12 +90,12 @@ def test_missing_metadata_and_constant_step(tmp_path: Path) -> None:
     result.meta = {}
     result.h = np.full(3, 2e-3)
     result.comp_residual = np.zeros(3)
-    assert_pngs(plot_result(result, tmp_path, dpi=60), tmp_path, STANDARD + ["contacts"])
+    assert_pngs(plot_result(result, tmp_path, dpi=60), tmp_path, STANDARD + CONTACTS)
 
 
 def test_other_format_and_bad_arguments(tmp_path: Path) -> None:
     paths = plot_result(synthetic(), tmp_path, fmt="svg")
-    assert [p.suffix for p in paths] == [".svg"] * 6
+    assert [p.suffix for p in paths] == [".svg"] * 8
     with pytest.raises(InputError, match="format"):
         plot_result(synthetic(), tmp_path / "x", fmt="nope")
     with pytest.raises(InputError, match="dpi"):
@@ -112,4 +113,13 @@ def test_real_pendulum_run(tmp_path: Path) -> None:
     res = simulate(system, SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3))
     assert res.lam.shape[1] == 0
     paths = plot_result(res, tmp_path)
-    assert_pngs(paths, tmp_path, STANDARD)
+    assert_pngs(paths, tmp_path, STANDARD + ["joint_forces"])
+
+
+def test_overlay_of_ideal_under_clearance_run(tmp_path: Path) -> None:
+    case = get_case("pendulum")
+    opts = SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3)
+    ideal = simulate(case.build({})[0], opts, meta={"parameters": {"joint": "ideal"}})
+    loose = simulate(case.build({"joint": "clearance"})[0], opts)
+    paths = plot_result(loose, tmp_path, overlay=ideal, overlay_label="ideal")
+    assert_pngs(paths, tmp_path, STANDARD + CONTACTS)
