@@ -35,6 +35,7 @@ class SymbolicModel:
     Q: ca.Function  # (t, q, v) -> applied generalised forces (6N)
     Phi: ca.Function  # (q) -> gaps (M)
     Phi_v: ca.Function  # (q) -> (M, 6N)
+    Phi_curv: ca.Function  # (q, v) -> d^2/ds^2 Phi(U(q, s v)) at s = 0 (M)
     Phi_eq: ca.Function  # (q, t) -> equalities (E)
     Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
     Phi_eq_t: ca.Function  # (q, t) -> (E)
@@ -110,6 +111,7 @@ class SymbolicModel:
             Q=ca.Function("Q_A", [t, q, v], [Q]),
             Phi=ca.Function("Phi", [q], [Phi]),
             Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
+            Phi_curv=_curvature_function(ca.Function("Phi", [q], [Phi]), q, v),
             Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
             Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
@@ -141,3 +143,19 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
         columns.append(force)
     out = ca.horzcat(*columns) if columns else ca.SX(3, 0)
     return ca.Function("joint_force", [q, t, lam, lam_eq], [out])
+
+
+def _curvature_function(Phi: ca.Function, q, v) -> ca.Function:
+    """Second derivative of the gaps along the position update with velocity v:
+    d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
+    renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order
+    term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap."""
+    s = ca.SX.sym("s")
+    parts = []
+    for k in range(q.shape[0] // 7):
+        r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+        p_s = p + 0.5 * s * g_matrix(p).T @ v[6 * k + 3 : 6 * k + 6]
+        parts += [r + s * v[6 * k : 6 * k + 3], p_s / ca.norm_2(p_s)]
+    phi_s = Phi(ca.vertcat(*parts))
+    d2 = ca.jacobian(ca.jacobian(phi_s, s), s)
+    return ca.Function("Phi_curv", [q, v], [ca.substitute(d2, s, 0)])

@@ -25,7 +25,7 @@ class Formulation(enum.StrEnum):
 
 
 #: Ways to remove the O(h^2) penetration of the true gaps after a step.
-GAP_CORRECTIONS = ("projection", "none")
+GAP_CORRECTIONS = ("curvature+projection", "projection", "curvature", "none")
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,16 @@ class SimulationOptions:
         contact the Gauss objective may not depend on h at all; this makes the choice of h
         deterministic (it goes to h_max) without changing the equations of motion.
     tol : IPOPT tolerance (scaled NLP error) used for every step.
-    max_retries : after a failed solve: cold start, then a smaller h bound (if h is not fixed).
+    max_retries : after a failed solve: cold start, a smaller h bound (if h is not fixed), then
+        no second-order gap term.
     ipopt : extra IPOPT options, e.g. {"max_iter": 50}.
-    gap_correction : "projection" (default) or "none". The linearised gap [eq. 24] holds, but the
-        true gap after the update is violated by O(h^2 w^2 l). "projection" moves the positions
-        (never the velocities) back onto Phi(q) <= 0 by the smallest mass-weighted displacement
-        that keeps the ideal constraints unchanged to first order (README, "Penetration").
+    gap_correction : how the O(h^2 w^2 l) violation of the true gap after a step is removed
+        (the linearised gap [eq. 24] itself holds). "curvature" adds the second-order term
+        h^2/2 d^2Phi/ds^2 along the previous velocity to the linearised gap (near contact,
+        capped at c/2, dropped for a step where it makes penetration worse); "projection"
+        moves the positions (never the velocities) back onto Phi(q) <= 0 by the smallest
+        mass-weighted displacement; "curvature+projection" (default) does both; "none".
+        See README, "Penetration".
     """
 
     t_end: float = 1.0
@@ -59,9 +63,9 @@ class SimulationOptions:
     renormalize: bool = True
     h_preference: float = 1e-6
     tol: float = 1e-10
-    max_retries: int = 2
+    max_retries: int = 3
     ipopt: dict[str, Any] = field(default_factory=dict)
-    gap_correction: str = "projection"
+    gap_correction: str = "curvature+projection"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -87,9 +91,9 @@ class SimulationOptions:
         if (
             isinstance(self.max_retries, bool)
             or not isinstance(self.max_retries, int)
-            or not (0 <= self.max_retries <= 5)
+            or not (0 <= self.max_retries <= 3)
         ):
-            raise InputError(f"max_retries must be an integer in [0, 5], got {self.max_retries!r}")
+            raise InputError(f"max_retries must be an integer in [0, 3], got {self.max_retries!r}")
         if not isinstance(self.ipopt, dict):
             raise InputError(f"ipopt must be a dict of IPOPT options, got {self.ipopt!r}")
         set_(self, "ipopt", dict(self.ipopt))

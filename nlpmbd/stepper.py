@@ -102,6 +102,37 @@ def step_bounds(remaining: float, h_min: float, h_max: float) -> tuple[float, fl
     return h_min, h_max
 
 
+#: A step taken with the second-order gap term that still penetrates by more than this fraction
+#: of a clearance is solved again without it (see _guard_curvature).
+CURVATURE_GUARD = 0.1
+
+
+def _penetration_fraction(problem: StepProblem, q: np.ndarray) -> float:
+    phi = np.asarray(problem.model.Phi(q)).ravel()
+    scale = np.asarray(problem.gap_scales, dtype=float)
+    if phi.size == 0 or scale.size != phi.size:
+        return 0.0
+    frac = np.where(scale > 0, phi / np.where(scale > 0, scale, 1.0), 0.0)
+    return float(frac.max())
+
+
+def _guard_curvature(problem, sol, t, q, v, warm, h_lo, h_hi):
+    """The second-order gap term is a Taylor estimate built from the previous velocity; during
+    impacts and chatter the velocity changes within the step and the estimate can point the
+    wrong way. If the step still penetrates by more than CURVATURE_GUARD of a clearance, solve
+    it again without the term and keep whichever step penetrates less."""
+    frac = _penetration_fraction(problem, sol.q)
+    if frac <= CURVATURE_GUARD:
+        return sol, 0
+    plain = problem.solve(t, q, v, warm, h_lo, h_hi, False)
+    plain.iterations += sol.iterations
+    plain.solve_time += sol.solve_time
+    if plain.status < 3 and _penetration_fraction(problem, plain.q) < frac:
+        plain.status = max(plain.status, sol.status)
+        return plain, 1
+    return sol, 0
+
+
 def _check_assembly(system: System, model: SymbolicModel, q: np.ndarray) -> None:
     eq = np.abs(np.asarray(model.Phi_eq(q, 0.0)).ravel())
     if eq.size and eq.max() > ASSEMBLY_TOL:
@@ -131,7 +162,8 @@ def simulate(
 
     Raises InputError for an inconsistent initial configuration and SolverFailure (carrying the
     partial result, `completed: false`) when a step fails after the retry ladder: warm start,
-    cold start, then (variable h only) a four times smaller upper bound on h.
+    cold start, (variable h only) a four times smaller upper bound on h, then without the
+    second-order gap term.
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
@@ -160,12 +192,14 @@ def simulate(
     hist = _History()
     hist.add_point(m, t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
     projection_failures = 0
+    curvature_fallbacks = 0
 
     def finish(completed: bool, message: str) -> SimulationResult:
         info.update(
             completed=completed,
             message=message,
             projection_failures=projection_failures,
+            curvature_fallbacks=curvature_fallbacks,
             wall_time=time.perf_counter() - wall0,
         )
         return hist.result(info, m)
@@ -186,15 +220,19 @@ def simulate(
     try:
         while t < options.t_end - eps:
             h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, options.h_max)
-            attempts = [(warm, h_hi), (None, h_hi)]
+            # retry ladder: warm start, cold start, smaller h (variable h only), and with no
+            # second-order gap term (which is a Taylor estimate from the previous velocity)
+            attempts = [(warm, h_hi, True), (None, h_hi, True)]
             if h_lo < h_hi:
-                attempts.append((None, max(h_lo, 0.25 * h_hi)))
-            attempts = attempts[: 1 + options.max_retries]
+                attempts.append((None, max(h_lo, 0.25 * h_hi), True))
+            if problem.uses_curvature:
+                attempts.append((None, h_hi, False))
             if warm is None:  # the first step has nothing to warm from
-                attempts = attempts[1:] or attempts
+                attempts = attempts[1:]
+            attempts = attempts[: 1 + options.max_retries]
             iters, spent, sol, status = 0, 0.0, None, 3
-            for k, (w, hi) in enumerate(attempts):
-                sol = problem.solve(t, q, v, w, h_lo, hi)
+            for k, (w, hi, curv) in enumerate(attempts):
+                sol = problem.solve(t, q, v, w, h_lo, hi, curv)
                 iters += sol.iterations
                 spent += sol.solve_time
                 if sol.status < 3:
@@ -205,6 +243,9 @@ def simulate(
                     f"step {step + 1} at t = {t:.6g} s failed after {len(attempts)} attempt(s): "
                     f"IPOPT returned {sol.return_status if sol else 'nothing'}"
                 )
+            if problem.uses_curvature and attempts[k][2]:
+                sol, fell_back = _guard_curvature(problem, sol, t, q, v, warm, h_lo, attempts[k][1])
+                curvature_fallbacks += fell_back
             t = t + sol.h
             q, v = sol.q, sol.v
             gap_raw = float(np.max(np.asarray(m.Phi(q)), initial=-np.inf))
