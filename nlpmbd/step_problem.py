@@ -35,11 +35,11 @@ _VERIFY = {
 VERIFY_TOL = {"constraints": 1e-9, "eom": 1e-8, "complementarity": 1e-8}
 
 
-def projection_tolerance(gap_scales: list[float]) -> float:
-    """Target of the penetration correction: 1e-4 of the smallest clearance (1e-9 m if the
-    joints give no clearance)."""
+def smallest_clearance(gap_scales: list[float]) -> float:
+    """The smallest clearance among the gaps (m); 1e-5 m when the joints give none (e.g. plane
+    contacts), which makes the penetration tolerance 1e-9 m."""
     positive = [c for c in gap_scales if c > 0]
-    return 1e-4 * min(positive) if positive else 1e-9
+    return min(positive) if positive else 1e-5
 
 
 @dataclass
@@ -217,7 +217,7 @@ class StepProblem:
         )
         self.uses_curvature = "curvature" in o.gap_correction and nc > 0
         self.projection = (
-            GapProjection(m, tol=projection_tolerance(self.gap_scales))
+            GapProjection(m, smallest_clearance(self.gap_scales))
             if ("projection" in o.gap_correction and nc > 0)
             else None
         )

@@ -200,6 +200,7 @@ def simulate(
             message=message,
             projection_failures=projection_failures,
             curvature_fallbacks=curvature_fallbacks,
+            projection_nlp_solves=problem.projection.nlp_solves if problem.projection else 0,
             wall_time=time.perf_counter() - wall0,
         )
         return hist.result(info, m)
