@@ -103,3 +103,16 @@ def test_second_order_gap_term_removes_the_curvature_penetration():
     # neither adds energy beyond the ideal scheme's own oscillation
     for res in (plain, curved):
         assert res.energy[:, 2].max() - res.energy[0, 2] < 0.05
+
+
+def test_formulations_agree_on_a_clearance_joint_at_fixed_step():
+    case = get_case("pendulum")
+    runs = []
+    for form in ("implicit", "mpcc"):
+        system, _ = case.build({"joint": "clearance", "clearance": 1e-4})
+        opts = SimulationOptions(t_end=0.5, h_min=1e-3, h_max=1e-3, formulation=form)
+        runs.append(simulate(system, opts))
+    assert runs[0].lam.max() > 1.0  # the pin carries the pendulum through contact
+    assert np.max(np.abs(runs[0].q - runs[1].q)) <= 1e-6
+    for res in runs:
+        check_every_step(res)
