@@ -69,7 +69,7 @@ def plot_result(
         figures.append(
             (
                 "joint_forces",
-                "joint forces on the child body (CF-x, CF-y, CF-z)",
+                "joint forces on the moving body (CF-x, CF-y, CF-z)",
                 (3, 1),
                 partial(_joint_forces, over=over),
             )
