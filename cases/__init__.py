@@ -6,8 +6,14 @@ from . import box_drop, cylindrical, free_body, pendulum, prismatic, revolute
 
 REGISTRY: dict[str, Case] = {
     c.name: c
-    for c in (pendulum.CASE, revolute.CASE, cylindrical.CASE, prismatic.CASE, free_body.CASE,
-              box_drop.CASE)
+    for c in (
+        pendulum.CASE,
+        revolute.CASE,
+        cylindrical.CASE,
+        prismatic.CASE,
+        free_body.CASE,
+        box_drop.CASE,
+    )
 }
 
 __all__ = ["REGISTRY"]

@@ -22,11 +22,11 @@ SIZE = (0.06, 0.04, 0.10)
 
 PARAMETERS = (
     Parameter("mass", 1.0, "slider mass", float, low=0.0, low_open=True, unit="kg"),
-    Parameter("clearance", 1e-4, "radial clearance c", float, low=0.0, low_open=True,
-              high=0.005, unit="m"),
+    Parameter(
+        "clearance", 1e-4, "radial clearance c", float, low=0.0, low_open=True, high=0.005, unit="m"
+    ),
     Parameter("rod_radius", 0.010, "rod radius", float, low=0.0, low_open=True, unit="m"),
-    Parameter("force", 10.0, "axial force F_z at the body point (0, 0.02, 0.05)", float,
-              unit="N"),
+    Parameter("force", 10.0, "axial force F_z at the body point (0, 0.02, 0.05)", float, unit="N"),
     Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
 )
 
@@ -38,12 +38,20 @@ def build(params: Mapping[str, Any]) -> System:
     system = System(gravity=(0.0, -params["g"], 0.0))
     slider = system.add_body(RigidBody("slider", m, inertia))
     r = params["rod_radius"]
-    system.add_joint(CylindricalClearance(
-        "rod", hole=slider, pin=GROUND, center=(0, 0, 0), axis=(0, 0, 1), length=c,
-        hole_radius=r + params["clearance"], pin_radius=r, ends_on="hole",
-    ))
-    system.add_load(Force(slider, (0.0, 0.0, params["force"]), point=(0.0, 0.02, 0.05),
-                          name="F"))
+    system.add_joint(
+        CylindricalClearance(
+            "rod",
+            hole=slider,
+            pin=GROUND,
+            center=(0, 0, 0),
+            axis=(0, 0, 1),
+            length=c,
+            hole_radius=r + params["clearance"],
+            pin_radius=r,
+            ends_on="hole",
+        )
+    )
+    system.add_load(Force(slider, (0.0, 0.0, params["force"]), point=(0.0, 0.02, 0.05), name="F"))
     return system
 
 

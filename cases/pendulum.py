@@ -23,20 +23,56 @@ from nlpmbd import GROUND, Case, Parameter, RigidBody, System
 
 PARAMETERS = (
     Parameter("mass", 1.0, "pendulum mass", float, low=0.0, low_open=True, unit="kg"),
-    Parameter("cm_x", 0.5, "centre of mass distance from the pin along X", float, low=0.0,
-              low_open=True, unit="m"),
+    Parameter(
+        "cm_x",
+        0.5,
+        "centre of mass distance from the pin along X",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="m",
+    ),
     Parameter("cm_z", 0.0, "centre of mass offset along the pin axis Z", float, unit="m"),
-    Parameter("jxx", 2e-3, "inertia about body x (along the rod)", float, low=0.0, low_open=True,
-              unit="kg m^2"),
+    Parameter(
+        "jxx",
+        2e-3,
+        "inertia about body x (along the rod)",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="kg m^2",
+    ),
     Parameter("jyy", 0.085, "inertia about body y", float, low=0.0, low_open=True, unit="kg m^2"),
-    Parameter("jzz", 0.085, "inertia about body z (pin axis)", float, low=0.0, low_open=True,
-              unit="kg m^2"),
+    Parameter(
+        "jzz",
+        0.085,
+        "inertia about body z (pin axis)",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="kg m^2",
+    ),
     Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
     Parameter("joint", "ideal", "joint model at the pin", str, choices=("ideal", "clearance")),
-    Parameter("clearance", 1e-4, "radial clearance c = hole radius - pin radius", float,
-              low=0.0, low_open=True, high=0.1, unit="m"),
-    Parameter("axial_play", 0.0, "total axial play c_a (0 = ideal axial constraint)", float,
-              low=0.0, high=0.1, unit="m"),
+    Parameter(
+        "clearance",
+        1e-4,
+        "radial clearance c = hole radius - pin radius",
+        float,
+        low=0.0,
+        low_open=True,
+        high=0.1,
+        unit="m",
+    ),
+    Parameter(
+        "axial_play",
+        0.0,
+        "total axial play c_a (0 = ideal axial constraint)",
+        float,
+        low=0.0,
+        high=0.1,
+        unit="m",
+    ),
     Parameter("pin_radius", 0.01, "pin radius", float, low=0.0, low_open=True, unit="m"),
     Parameter("pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, unit="m"),
 )
@@ -44,19 +80,32 @@ PARAMETERS = (
 
 def build(params: Mapping[str, Any]) -> System:
     system = System(gravity=(0.0, -params["g"], 0.0))
-    body = system.add_body(RigidBody(
-        "pendulum", params["mass"], (params["jxx"], params["jyy"], params["jzz"]),
-        position=(params["cm_x"], 0.0, params["cm_z"]),
-    ))
+    body = system.add_body(
+        RigidBody(
+            "pendulum",
+            params["mass"],
+            (params["jxx"], params["jyy"], params["jzz"]),
+            position=(params["cm_x"], 0.0, params["cm_z"]),
+        )
+    )
     if params["joint"] == "ideal":
         system.add_joint(RevoluteJoint("pin", GROUND, body, point=(0, 0, 0), axis=(0, 0, 1)))
     else:
         r = params["pin_radius"]
-        system.add_joint(RevoluteClearance(
-            "pin", hole=body, pin=GROUND, center=(0, 0, 0), axis=(0, 0, 1),
-            length=params["pin_length"], hole_radius=r + params["clearance"], pin_radius=r,
-            axial_play=params["axial_play"], ends_on="pin",
-        ))
+        system.add_joint(
+            RevoluteClearance(
+                "pin",
+                hole=body,
+                pin=GROUND,
+                center=(0, 0, 0),
+                axis=(0, 0, 1),
+                length=params["pin_length"],
+                hole_radius=r + params["clearance"],
+                pin_radius=r,
+                axial_play=params["axial_play"],
+                ends_on="pin",
+            )
+        )
     return system
 
 

@@ -24,11 +24,18 @@ from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
 PARAMETERS = (
     Parameter("mass", 1.0, "slider mass", float, low=0.0, low_open=True, unit="kg"),
     Parameter("edge", 0.05, "slider triangle edge e_i", float, low=0.0, low_open=True, unit="m"),
-    Parameter("clearance", 3e-4, "clearance c (outward offset of each guide face)", float,
-              low=0.0, low_open=True, high=0.01, unit="m"),
+    Parameter(
+        "clearance",
+        3e-4,
+        "clearance c (outward offset of each guide face)",
+        float,
+        low=0.0,
+        low_open=True,
+        high=0.01,
+        unit="m",
+    ),
     Parameter("length", 0.10, "slider length", float, low=0.0, low_open=True, unit="m"),
-    Parameter("force", 10.0, "axial force F_z at the body point (0, 0.02, 0.05)", float,
-              unit="N"),
+    Parameter("force", 10.0, "axial force F_z at the body point (0, 0.02, 0.05)", float, unit="N"),
     Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
 )
 
@@ -43,13 +50,20 @@ def triangle(edge: float) -> np.ndarray:
 def build(params: Mapping[str, Any]) -> System:
     system = System(gravity=(0.0, -params["g"], 0.0))
     slider = system.add_body(RigidBody("slider", params["mass"], (9.375e-4, 9.375e-4, 2.083e-4)))
-    system.add_joint(PrismaticClearance(
-        "guide", guide=GROUND, slider=slider, center=(0, 0, 0), axis=(0, 0, 1),
-        vertices=triangle(params["edge"]), length=params["length"],
-        clearance=params["clearance"], section_x=(1, 0, 0),
-    ))
-    system.add_load(Force(slider, (0.0, 0.0, params["force"]), point=(0.0, 0.02, 0.05),
-                          name="F"))
+    system.add_joint(
+        PrismaticClearance(
+            "guide",
+            guide=GROUND,
+            slider=slider,
+            center=(0, 0, 0),
+            axis=(0, 0, 1),
+            vertices=triangle(params["edge"]),
+            length=params["length"],
+            clearance=params["clearance"],
+            section_x=(1, 0, 0),
+        )
+    )
+    system.add_load(Force(slider, (0.0, 0.0, params["force"]), point=(0.0, 0.02, 0.05), name="F"))
     return system
 
 

@@ -24,8 +24,9 @@ DEFAULTS = {"cm_z": 0.05, "joint": "clearance", "clearance": 1e-4, "axial_play":
 CASE = Case(
     name="revolute",
     description="pendulum with an out-of-plane bob on a revolute clearance joint (paper 4.3)",
-    parameters=tuple(replace(p, default=DEFAULTS.get(p.name, p.default))
-                     for p in pendulum.PARAMETERS),
+    parameters=tuple(
+        replace(p, default=DEFAULTS.get(p.name, p.default)) for p in pendulum.PARAMETERS
+    ),
     builder=pendulum.build,
     t_end=5.0,
     h_min=1e-3,
