@@ -34,6 +34,8 @@ class Parameter:
             return "one of " + ", ".join(self.choices)
         if self.kind is bool:
             return "true or false"
+        if self.kind is str:
+            return "text"
         lo = "-inf" if self.low is None else f"{self.low:g}"
         hi = "inf" if self.high is None else f"{self.high:g}"
         left = "(" if self.low_open or self.low is None else "["
@@ -103,16 +105,23 @@ class Case:
 
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults updated by `overrides` (strings are parsed), each checked against its range."""
-        params = {p.name: p.default for p in self.parameters}
-        by_name = {p.name: p for p in self.parameters}
-        for key, value in (overrides or {}).items():
-            if key not in by_name:
-                known = ", ".join(by_name) or "none"
-                raise InputError(f"unknown parameter {key!r} for case {self.name} (known: {known})")
-            p = by_name[key]
-            params[key] = p.parse(value) if isinstance(value, str) else p.check(value)
-        return params
+        return resolve_parameters(self.parameters, overrides or {}, f"case {self.name}")
 
     def build(self, overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
         params = self.resolve(overrides)
         return self.builder(params), params
+
+
+def resolve_parameters(
+    parameters: tuple[Parameter, ...], overrides: Mapping[str, Any], owner: str
+) -> dict[str, Any]:
+    """Defaults updated by `overrides` (strings are parsed), each checked against its range."""
+    params = {p.name: p.default for p in parameters}
+    by_name = {p.name: p for p in parameters}
+    for key, value in overrides.items():
+        if key not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise InputError(f"unknown parameter {key!r} for {owner} (known: {known})")
+        p = by_name[key]
+        params[key] = p.parse(value) if isinstance(value, str) else p.check(value)
+    return params

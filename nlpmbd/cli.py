@@ -55,6 +55,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="output directory (default: results/CASE)")
     run.add_argument("--no-plot", action="store_true", help="write no figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    study = sub.add_parser("study", help="run a family of simulations, write tables and figures")
+    study.add_argument("name")
+    study.add_argument("--out", help="output directory (default: results/study-NAME)")
+    where = study.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, help="local processes (default: all cores)")
+    where.add_argument("--cluster", metavar="ADDRESS", help="Dask scheduler, tcp://host:port")
+    study.add_argument("--t-end", type=float, help="simulated time of every run, s")
+    study.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="study parameter (repeatable); see `nlpmbd list`",
+    )
+    study.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
     for sub_parser in (run, plot):
@@ -85,18 +100,27 @@ def _ipopt_value(text: str) -> int | float | str:
     return text
 
 
+def _print_parameters(parameters) -> None:
+    for prm in parameters:
+        unit = f" {prm.unit}" if prm.unit else ""
+        print(
+            f"    {prm.name} = {prm.default!r}{unit}  ({prm.description}; {prm.describe_range()})"
+        )
+
+
 def _cmd_list() -> int:
     from .registry import load_cases
+    from .studies import STUDIES
 
+    print("cases (nlpmbd run CASE):")
     for case in load_cases().values():
-        print(f"{case.name}: {case.description}")
+        print(f"  {case.name}: {case.description}")
         print(f"    defaults: t_end={case.t_end:g} s, h in [{case.h_min:g}, {case.h_max:g}] s")
-        for prm in case.parameters:
-            unit = f" {prm.unit}" if prm.unit else ""
-            print(
-                f"    {prm.name} = {prm.default!r}{unit}  "
-                f"({prm.description}; {prm.describe_range()})"
-            )
+        _print_parameters(case.parameters)
+    print("studies (nlpmbd study NAME):")
+    for study in STUDIES.values():
+        print(f"  {study.name}: {study.description}")
+        _print_parameters(study.parameters)
     return EXIT_OK
 
 
@@ -190,6 +214,27 @@ def _cmd_run(args) -> int:
     return EXIT_OK
 
 
+def _cmd_study(args) -> int:
+    from .studies import get_study, run_study
+
+    study = get_study(args.name)
+    overrides = _pairs(args.set, "--set")
+    if args.t_end is not None:
+        overrides["t_end"] = repr(args.t_end)
+    out = Path(args.out) if args.out else Path("results") / f"study-{study.name}"
+    report = run_study(
+        study, overrides, out, workers=args.workers, cluster=args.cluster, progress=not args.quiet
+    )
+    if not args.quiet:
+        print((out / "table.md").read_text(), end="")
+        print(
+            f"{study.name}: {len(report.outcomes)} runs "
+            f"({sum(o.status == 'reused' for o in report.outcomes)} reused, "
+            f"{sum(not o.succeeded for o in report.outcomes)} failed); tables and figures in {out}"
+        )
+    return EXIT_OK if all(o.succeeded for o in report.outcomes) else EXIT_SOLVER
+
+
 def _cmd_plot(args) -> int:
     from .plotting import plot_result
     from .results import SimulationResult
@@ -209,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_list()
         if args.command == "run":
             return _cmd_run(args)
+        if args.command == "study":
+            return _cmd_study(args)
         return _cmd_plot(args)
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)

@@ -1,0 +1,64 @@
+"""Figures of studies: several runs on shared time axes (matplotlib imported lazily)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass
+class Curve:
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    style: dict = field(default_factory=dict)
+
+
+@dataclass
+class Panel:
+    ylabel: str
+    curves: list[Curve]
+    log: bool = False
+    xlabel: str = "time t (s)"
+
+
+def save_panels(
+    path: str | os.PathLike, title: str, panels: Sequence[Panel], dpi: int = 120
+) -> Path:
+    """One figure with stacked panels (shared x axis when all x labels agree)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    share = len({p.xlabel for p in panels}) == 1
+    fig = Figure(figsize=(9.0, 1.2 + 2.6 * len(panels)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(panels), 1, sharex=share, squeeze=False)[:, 0]
+    for ax, panel in zip(axes, panels, strict=True):
+        for c in panel.curves:
+            y = np.maximum(c.y, 1e-18) if panel.log else c.y
+            ax.plot(
+                c.x,
+                y,
+                label=c.label,
+                lw=c.style.get("lw", 1.0),
+                **{k: v for k, v in c.style.items() if k != "lw"},
+            )
+        if panel.log:
+            ax.set_yscale("log")
+        ax.set_ylabel(panel.ylabel)
+        ax.grid(True, alpha=0.35)
+        if not share or ax is axes[-1]:
+            ax.set_xlabel(panel.xlabel)
+        if 0 < len(panel.curves) <= 16:
+            ax.legend(fontsize="x-small", ncol=2)
+    fig.suptitle(title)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=dpi)
+    fig.clear()
+    return out
