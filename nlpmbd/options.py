@@ -27,6 +27,9 @@ class Formulation(enum.StrEnum):
 #: Ways to remove the O(h^2) penetration of the true gaps after a step.
 GAP_CORRECTIONS = ("curvature+projection", "projection", "curvature", "none")
 
+#: Who chooses the step size: the per-step NLP (the paper) or nlpmbd's error controller.
+STEP_CONTROLS = ("nlp", "controller")
+
 
 @dataclass(frozen=True)
 class SimulationOptions:
@@ -53,6 +56,16 @@ class SimulationOptions:
         moves the positions (never the velocities) back onto Phi(q) <= 0 by the smallest
         mass-weighted displacement; "curvature+projection" (default) does both; "none".
         See README, "Penetration".
+    step_control : who chooses h when h_min < h_max. "nlp" (default): h is a variable of each
+        step's NLP, as in the paper; with no active contact the Gauss objective does not depend
+        on h, so this is not error control (h mostly sits at h_max). "controller": every step is
+        solved at a fixed h in [h_min, h_max] chosen by stepper.StepController: it starts at
+        h_min, adapts h to keep a local position-error estimate near error_tol, and halves h to
+        re-solve a step whose true gap penetrates by more than 0.1 of a clearance. The last one
+        or two steps are shortened or lengthened so that the run ends exactly at t_end.
+    error_tol : target local position error per step of the "controller" (m, in (0, 1]); unused
+        with "nlp". The estimate is the mass-weighted RMS distance between the semi-implicit
+        Euler update and the trapezoidal one, h/2 * sqrt(dv^T M dv / m_total).
     """
 
     t_end: float = 1.0
@@ -66,6 +79,8 @@ class SimulationOptions:
     max_retries: int = 3
     ipopt: dict[str, Any] = field(default_factory=dict)
     gap_correction: str = "curvature+projection"
+    step_control: str = "nlp"
+    error_tol: float = 1e-6
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -102,6 +117,14 @@ class SimulationOptions:
             raise InputError(
                 f"gap_correction must be one of {allowed}, got {self.gap_correction!r}"
             )
+        if not isinstance(self.step_control, str) or self.step_control not in STEP_CONTROLS:
+            allowed = ", ".join(STEP_CONTROLS)
+            raise InputError(f"step_control must be one of {allowed}, got {self.step_control!r}")
+        set_(
+            self,
+            "error_tol",
+            finite_scalar("error_tol", self.error_tol, low=0.0, low_open=True, high=1.0),
+        )
 
     @property
     def fixed_step(self) -> bool:
@@ -117,6 +140,8 @@ class SimulationOptions:
             "renormalize": self.renormalize,
             "h_preference": self.h_preference,
             "gap_correction": self.gap_correction,
+            "step_control": self.step_control,
+            "error_tol": self.error_tol,
             "tol": self.tol,
             "max_retries": self.max_retries,
             "ipopt": dict(self.ipopt),

@@ -133,6 +133,81 @@ def _guard_curvature(problem, sol, t, q, v, warm, h_lo, h_hi):
     return sol, 0
 
 
+#: A controller step whose true gap (before correction) penetrates by more than this fraction
+#: of a clearance is rejected and solved again with half the step.
+CONTROLLER_PENETRATION = 0.1
+
+
+class StepController:
+    """Step-size control of our own (step_control = "controller"), an alternative to the
+    paper's NLP-chosen h, which is not error control: with no active contact the Gauss
+    objective does not depend on h.
+
+    Every step is solved at a fixed h. The local error of the semi-implicit Euler position
+    update q_n = q + h v_n against the trapezoidal one q + h (v_n + v_{n-1}) / 2 is the
+    mass-weighted RMS displacement (m)
+        err = h/2 * sqrt(dv^T M dv / m_total),  dv = v_n - v_{n-1},
+    and the next step is
+        h_next = clip(h * clamp(0.9 * sqrt(error_tol / err), 0.5, 2), h_min, h_max)
+    (err = O(h^2) for smooth motion, hence the square root). The first step is h_min, since
+    nothing is known yet. No step is rejected on err: an impact makes dv large whatever h is,
+    so h only shrinks after it and grows back. Steps are rejected for penetration only (simulate),
+    and after such a rejection h does not grow on the next step (the usual rule after a rejected
+    step; otherwise every other step is rejected while penetration limits h).
+    """
+
+    def __init__(self, options: SimulationOptions, M: np.ndarray, total_mass: float) -> None:
+        self.h_min, self.h_max, self.tol = options.h_min, options.h_max, options.error_tol
+        self.M = np.asarray(M, dtype=float)
+        self.total_mass = float(total_mass)
+
+    def first(self) -> float:
+        return self.h_min
+
+    def error(self, h: float, v_prev: np.ndarray, v_new: np.ndarray) -> float:
+        dv = np.asarray(v_new, dtype=float) - np.asarray(v_prev, dtype=float)
+        return 0.5 * h * float(np.sqrt(max(dv @ self.M @ dv, 0.0) / self.total_mass))
+
+    def next(self, h: float, err: float, rejected: bool = False) -> float:
+        factor = min(2.0, max(0.5, 0.9 * float(np.sqrt(self.tol / max(err, 1e-300)))))
+        if rejected:  # h just failed the penetration test: do not grow it straight back
+            factor = min(factor, 1.0)
+        return min(self.h_max, max(self.h_min, h * factor))
+
+
+def _solve_with_retries(problem, options, step, t, q, v, warm, lo, hi, smaller):
+    """Solve one step with h in [lo, hi] through the retry ladder: warm start, cold start,
+    `smaller` (h bounds, or None), and with no second-order gap term (which is a Taylor
+    estimate from the previous velocity). Returns (sol, status, iters, spent, h_hi of the
+    attempt that succeeded, curvature fallbacks); raises SolverFailure if all fail."""
+    attempts = [(warm, lo, hi, True), (None, lo, hi, True)]
+    if smaller is not None:
+        attempts.append((None, *smaller, True))
+    if problem.uses_curvature:
+        attempts.append((None, lo, hi, False))
+    if warm is None:  # the first step has nothing to warm from
+        attempts = attempts[1:]
+    attempts = attempts[: 1 + options.max_retries]
+    iters, spent, sol, status = 0, 0.0, None, 3
+    for k, (w, a_lo, a_hi, curv) in enumerate(attempts):
+        sol = problem.solve(t, q, v, w, a_lo, a_hi, curv)
+        iters += sol.iterations
+        spent += sol.solve_time
+        if sol.status < 3:
+            status = 2 if k > 0 else sol.status
+            break
+    if sol is None or status == 3:
+        raise SolverFailure(
+            f"step {step + 1} at t = {t:.6g} s failed after {len(attempts)} attempt(s): "
+            f"IPOPT returned {sol.return_status if sol else 'nothing'}"
+        )
+    _, a_lo, a_hi, curv = attempts[k]
+    fell_back = 0
+    if problem.uses_curvature and curv:
+        sol, fell_back = _guard_curvature(problem, sol, t, q, v, warm, a_lo, a_hi)
+    return sol, status, iters, spent, a_hi, fell_back
+
+
 def _check_assembly(system: System, model: SymbolicModel, q: np.ndarray) -> None:
     eq = np.abs(np.asarray(model.Phi_eq(q, 0.0)).ravel())
     if eq.size and eq.max() > ASSEMBLY_TOL:
@@ -164,6 +239,15 @@ def simulate(
     partial result, `completed: false`) when a step fails after the retry ladder: warm start,
     cold start, (variable h only) a four times smaller upper bound on h, then without the
     second-order gap term.
+
+    options.step_control chooses h: "nlp" leaves it to each step's NLP within step_bounds;
+    "controller" solves each step at a fixed h from StepController, within [h_min, h_max]
+    (the last one or two steps come from step_bounds with the controller's h in place of h_max,
+    so they end the run on t_end and never exceed that h), and re-solves with h halved (down to
+    h_min; not for those last steps, where it could leave a sliver of a step) a step
+    whose true gap penetrates by more than CONTROLLER_PENETRATION of a clearance, counted in
+    meta["controller_rejections"] (0 with "nlp"). The recorded iterations and solve time of a
+    step include its rejected solves.
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
@@ -193,6 +277,11 @@ def simulate(
     hist.add_point(m, t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
     projection_failures = 0
     curvature_fallbacks = 0
+    controller_rejections = 0
+    controller = None
+    if options.step_control == "controller":
+        controller = StepController(options, m.M, float(np.sum(m.masses)))
+    h_next = controller.first() if controller else options.h_max
 
     def finish(completed: bool, message: str) -> SimulationResult:
         info.update(
@@ -200,6 +289,7 @@ def simulate(
             message=message,
             projection_failures=projection_failures,
             curvature_fallbacks=curvature_fallbacks,
+            controller_rejections=controller_rejections,
             projection_nlp_solves=problem.projection.nlp_solves if problem.projection else 0,
             wall_time=time.perf_counter() - wall0,
         )
@@ -220,33 +310,35 @@ def simulate(
     step = 0
     try:
         while t < options.t_end - eps:
-            h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, options.h_max)
-            # retry ladder: warm start, cold start, smaller h (variable h only), and with no
-            # second-order gap term (which is a Taylor estimate from the previous velocity)
-            attempts = [(warm, h_hi, True), (None, h_hi, True)]
-            if h_lo < h_hi:
-                attempts.append((None, max(h_lo, 0.25 * h_hi), True))
-            if problem.uses_curvature:
-                attempts.append((None, h_hi, False))
-            if warm is None:  # the first step has nothing to warm from
-                attempts = attempts[1:]
-            attempts = attempts[: 1 + options.max_retries]
-            iters, spent, sol, status = 0, 0.0, None, 3
-            for k, (w, hi, curv) in enumerate(attempts):
-                sol = problem.solve(t, q, v, w, h_lo, hi, curv)
-                iters += sol.iterations
-                spent += sol.solve_time
-                if sol.status < 3:
-                    status = 2 if k > 0 else sol.status
-                    break
-            if sol is None or status == 3:
-                raise SolverFailure(
-                    f"step {step + 1} at t = {t:.6g} s failed after {len(attempts)} attempt(s): "
-                    f"IPOPT returned {sol.return_status if sol else 'nothing'}"
+            # the controller's h stands in for h_max: a landing step never exceeds it
+            h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, h_next)
+            if controller is None:
+                smaller = (h_lo, max(h_lo, 0.25 * h_hi)) if h_lo < h_hi else None
+                sol, status, iters, spent, _, fell_back = _solve_with_retries(
+                    problem, options, step, t, q, v, warm, h_lo, h_hi, smaller
                 )
-            if problem.uses_curvature and attempts[k][2]:
-                sol, fell_back = _guard_curvature(problem, sol, t, q, v, warm, h_lo, attempts[k][1])
                 curvature_fallbacks += fell_back
+            else:
+                h, landing = h_hi, h_lo == h_hi  # a fixed pair is a landing step (or h_min)
+                iters, spent, rejected = 0, 0.0, False
+                while True:
+                    h_small = max(options.h_min, 0.25 * h)
+                    smaller = None if landing or h_small >= h else (h_small, h_small)
+                    sol, status, it, sp, h, fell_back = _solve_with_retries(
+                        problem, options, step, t, q, v, warm, h, h, smaller
+                    )
+                    iters, spent = iters + it, spent + sp
+                    curvature_fallbacks += fell_back
+                    if (
+                        landing
+                        or h <= options.h_min
+                        or _penetration_fraction(problem, sol.q) <= CONTROLLER_PENETRATION
+                    ):
+                        break
+                    controller_rejections += 1
+                    rejected = True
+                    h = max(options.h_min, 0.5 * h)
+                h_next = controller.next(sol.h, controller.error(sol.h, v, sol.v), rejected)
             t = t + sol.h
             q, v = sol.q, sol.v
             gap_raw = float(np.max(np.asarray(m.Phi(q)), initial=-np.inf))
