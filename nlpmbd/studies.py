@@ -396,6 +396,7 @@ def _cs_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
                     ],
                     log=True,
                     xlabel="clearance c (m)",
+                    logx=True,
                 )
             ],
         )

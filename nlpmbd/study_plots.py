@@ -24,6 +24,7 @@ class Panel:
     curves: list[Curve]
     log: bool = False
     xlabel: str = "time t (s)"
+    logx: bool = False
 
 
 def save_panels(
@@ -49,6 +50,8 @@ def save_panels(
             )
         if panel.log:
             ax.set_yscale("log")
+        if panel.logx:
+            ax.set_xscale("log")
         ax.set_ylabel(panel.ylabel)
         ax.grid(True, alpha=0.35)
         if not share or ax is axes[-1]:
