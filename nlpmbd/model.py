@@ -42,6 +42,7 @@ class SymbolicModel:
     contact: ca.Function  # (q) -> normals (3, M), points (3, M)
     energy: ca.Function  # (q, v) -> [kinetic, potential]
     joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
+    report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
 
     @staticmethod
     def build(system: System) -> SymbolicModel:
@@ -99,6 +100,7 @@ class SymbolicModel:
             M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
 
         Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in Q_parts])
+        joint_force = _joint_force_function(system, q, t, Phi, Phi_eq)
         return SymbolicModel(
             n_bodies=N,
             n_gap=Phi.shape[0],
@@ -117,8 +119,44 @@ class SymbolicModel:
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
             contact=ca.Function("contact", [q], [normals, points]),
             energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
-            joint_force=_joint_force_function(system, q, t, Phi, Phi_eq),
+            joint_force=joint_force,
+            report=_report_function(
+                q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
+            ),
         )
+
+
+def _report_function(
+    q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force: ca.Function
+) -> ca.Function:
+    """One call per recorded time point (the stepping loop's hot path): gaps, |Phi_eq|,
+    [kinetic, potential, total], contact directions and points (3, M), joint forces (3, J)."""
+    lam = ca.SX.sym("lam", Phi.shape[0])
+    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
+    return ca.Function(
+        "report",
+        [q, v, t, lam, lam_eq],
+        [
+            Phi,
+            ca.norm_2(Phi_eq),
+            ca.vertcat(kinetic, potential, kinetic + potential),
+            normals,
+            points,
+            joint_force(q, t, lam, lam_eq),
+        ],
+    )
+
+
+def advance(q, dx):
+    """Positions moved by dx in velocity coordinates (per body: translation, body-frame rotation
+    vector): r + dx_r, and p + 1/2 G(p)^T dx_w renormalised. The position update of a step is
+    advance(q, h v) to first order; the curvature term and the gap projection both use it."""
+    parts = []
+    for k in range(q.shape[0] // 7):
+        r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+        p_new = p + 0.5 * g_matrix(p).T @ dx[6 * k + 3 : 6 * k + 6]
+        parts += [r + dx[6 * k : 6 * k + 3], p_new / ca.norm_2(p_new)]
+    return ca.vertcat(*parts)
 
 
 def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
@@ -151,11 +189,6 @@ def _curvature_function(Phi: ca.Function, q, v) -> ca.Function:
     renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order
     term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap."""
     s = ca.SX.sym("s")
-    parts = []
-    for k in range(q.shape[0] // 7):
-        r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
-        p_s = p + 0.5 * s * g_matrix(p).T @ v[6 * k + 3 : 6 * k + 6]
-        parts += [r + s * v[6 * k : 6 * k + 3], p_s / ca.norm_2(p_s)]
-    phi_s = Phi(ca.vertcat(*parts))
+    phi_s = Phi(advance(q, s * v))
     d2 = ca.jacobian(ca.jacobian(phi_s, s), s)
     return ca.Function("Phi_curv", [q, v], [ca.substitute(d2, s, 0)])

@@ -139,19 +139,17 @@ def _per_body(
             if over and body in other:
                 ref = over[0].q if width == 7 else over[0].v
                 j = other.index(body)
-                ax.plot(
-                    over[0].t,
-                    ref[:, width * j + i],
-                    "--",
-                    color=line.get_color(),
-                    lw=1.0,
-                    alpha=0.8,
-                    label=f"{body} ({over[1]})" if i == 0 else "_nolegend_",
-                )
+                _dashed(ax, over, ref[:, width * j + i], line, body if i == 0 else None)
         ax.set_ylabel(f"{name.format(coord)} ({unit})")
         ax.ticklabel_format(axis="y", useOffset=False)  # plain numbers, no "1e-5+0.4999"
     if not bodies:
         _note(axes[0], "no bodies")
+
+
+def _dashed(ax: Axes, over: tuple[SimulationResult, str], y: np.ndarray, line, name) -> None:
+    """The overlay's curve, dashed in the colour of the run's own `line`."""
+    label = f"{name} ({over[1]})" if name else "_nolegend_"
+    ax.plot(over[0].t, y, "--", color=line.get_color(), lw=1.0, alpha=0.8, label=label)
 
 
 def _positions(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
@@ -171,15 +169,7 @@ def _joint_forces(axes: list[Axes], result: SimulationResult, over: Overlay = No
             (line,) = ax.plot(result.t, result.joint_force[:, k, i], lw=0.9, label=label)
             if over and name in other:
                 j = other.index(name)
-                ax.plot(
-                    over[0].t,
-                    over[0].joint_force[:, j, i],
-                    "--",
-                    color=line.get_color(),
-                    lw=1.0,
-                    alpha=0.8,
-                    label=f"{name} ({over[1]})" if i == 0 else "_nolegend_",
-                )
+                _dashed(ax, over, over[0].joint_force[:, j, i], line, name if i == 0 else None)
         ax.set_ylabel(f"CF-{coord} (N)")
 
 
@@ -247,26 +237,15 @@ def _residuals(axes: list[Axes], result: SimulationResult) -> None:
 def _energy(axes: list[Axes], result: SimulationResult, over: Overlay = None) -> None:
     e = result.energy
     for col, label in enumerate(("kinetic", "potential", "total")):
-        (line,) = axes[0].plot(
-            result.t, e[:, col], marker="o" if e.shape[0] < 2 else None, label=label
-        )
+        marker = "o" if e.shape[0] < 2 else None
+        (line,) = axes[0].plot(result.t, e[:, col], marker=marker, label=label)
         if over:
-            axes[0].plot(
-                over[0].t,
-                over[0].energy[:, col],
-                "--",
-                color=line.get_color(),
-                lw=1.0,
-                alpha=0.8,
-                label=f"{label} ({over[1]})",
-            )
+            _dashed(axes[0], over, over[0].energy[:, col], line, label)
     axes[0].set_ylabel("energy (J)")
-    axes[1].plot(result.t, e[:, 2] - e[0, 2], color="tab:green", label="E(t) - E(0)")
+    (line,) = axes[1].plot(result.t, e[:, 2] - e[0, 2], color="tab:green", label="E(t) - E(0)")
     if over:
         eo = over[0].energy[:, 2]
-        axes[1].plot(
-            over[0].t, eo - eo[0], "--", color="tab:green", lw=1.0, label=f"E(t) - E(0) ({over[1]})"
-        )
+        _dashed(axes[1], over, eo - eo[0], line, "E(t) - E(0)")
     axes[1].set_ylabel("total energy change (J)")
 
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .model import SymbolicModel
-from .rotation import g_matrix
+from .model import SymbolicModel, advance
 
 _QUIET_QP = {
     "print_iter": False,
@@ -55,12 +54,7 @@ class GapProjection:
         N, nc, ne = model.n_bodies, model.n_gap, model.n_eq
         q, t = ca.SX.sym("q", 7 * N), ca.SX.sym("t")
         dx = ca.SX.sym("dx", 6 * N)
-        parts = []
-        for k in range(N):
-            r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
-            p_new = p + 0.5 * g_matrix(p).T @ dx[6 * k + 3 : 6 * k + 6]
-            parts += [r + dx[6 * k : 6 * k + 3], p_new / ca.norm_2(p_new)]
-        moved = ca.vertcat(*parts)
+        moved = advance(q, dx)
         self._move = ca.Function("move", [q, dx], [moved])
         self._H = model.M
         sparsity = {"h": ca.Sparsity.dense(6 * N, 6 * N), "a": ca.Sparsity.dense(nc + ne, 6 * N)}

@@ -29,19 +29,18 @@ class _History:
     def add_point(self, model: SymbolicModel, t: float, q, v, lam, lam_eq) -> None:
         """Time-point rows (n+1 kind): state, forces and diagnostics at (t, q, v)."""
         r = self.rows
-        directions, points = (np.asarray(a).T for a in model.contact(q))
-        kin, pot = np.asarray(model.energy(q, v)).ravel()
+        gap, eq, energy, directions, points, forces = model.report(q, v, t, lam, lam_eq)
         r["t"].append(t)
         r["q"].append(q)
         r["v"].append(v)
         r["lam"].append(lam)
         r["lam_eq"].append(lam_eq)
-        r["gap"].append(np.asarray(model.Phi(q)).ravel())
-        r["eq_residual"].append(float(np.linalg.norm(np.asarray(model.Phi_eq(q, t)).ravel())))
-        r["energy"].append([kin, pot, kin + pot])
-        r["contact_force"].append(lam[:, None] * directions)
-        r["contact_point"].append(points)
-        r["joint_force"].append(np.asarray(model.joint_force(q, t, lam, lam_eq)).T)
+        r["gap"].append(np.asarray(gap).ravel())
+        r["eq_residual"].append(float(eq))
+        r["energy"].append(np.asarray(energy).ravel())
+        r["contact_force"].append(lam[:, None] * np.asarray(directions).T)
+        r["contact_point"].append(np.asarray(points).T)
+        r["joint_force"].append(np.asarray(forces).T)
 
     def add_step(
         self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float

@@ -142,9 +142,11 @@ def _floats(text: str, name: str) -> list[float]:
     return values
 
 
-T_END = Parameter(
-    "t_end", 10.0, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
-)
+def _t_end(default: float) -> Parameter:
+    """The t_end parameter every study has (the CLI's --t-end sets it)."""
+    return Parameter(
+        "t_end", default, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
+    )
 
 
 # --- ideal vs clearance (paper 5.4) -----------------------------------------------------------
@@ -251,7 +253,7 @@ IDEAL_VS_CLEARANCE = Study(
     "ideal-vs-clearance",
     "the pendulum with ideal and clearance joint at four step settings (paper 5.4, Fig. 37)",
     (
-        T_END,
+        _t_end(10.0),
         Parameter(
             "clearance",
             1e-4,
@@ -325,9 +327,7 @@ STEP_RANGES = Study(
     "step-ranges",
     "total energy of a clearance case for several [h_min, h_max] ranges (paper Fig. 30)",
     (
-        Parameter(
-            "t_end", 5.0, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
-        ),
+        _t_end(5.0),
         Parameter("case", "revolute", "case to run", str, choices=("revolute", "pendulum")),
     ),
     _sr_specs,
@@ -423,9 +423,7 @@ CLEARANCE_SWEEP = Study(
     "clearance-sweep",
     "one case over a list of clearances against its ideal counterpart",
     (
-        Parameter(
-            "t_end", 2.0, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
-        ),
+        _t_end(2.0),
         Parameter(
             "case",
             "pendulum",
@@ -513,9 +511,7 @@ STEP_STRATEGIES = Study(
     "step-strategies",
     "the paper's NLP-chosen h, a fixed h and nlpmbd's step-size controller, against a fine step",
     (
-        Parameter(
-            "t_end", 2.0, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
-        ),
+        _t_end(2.0),
         Parameter("case", "pendulum", "case to run", str, choices=("pendulum", "revolute")),
         Parameter("joint", "clearance", "joint model", str, choices=("ideal", "clearance")),
         Parameter(

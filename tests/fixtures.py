@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from nlpmbd import System
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from nlpmbd import SimulationResult, System
 from nlpmbd.registry import get_case
 
 
@@ -10,3 +13,44 @@ def tilted_box(height: float = 0.05, tilt_deg: float = 20.0, spin: float = 3.0) 
     """The box_drop case: a tilted, spinning box dropped on the floor (8 corner contacts)."""
     system, _ = get_case("box_drop").build({"height": height, "tilt": tilt_deg, "spin": spin})
     return system
+
+
+# --- independent references, written out here (not taken from the engine) ---------------------
+def g_of(p: np.ndarray) -> np.ndarray:
+    """G(p) = [-e, -e~ + e0 I] (Haug), written out."""
+    e0, e1, e2, e3 = p
+    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+
+
+def q_dot_of(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """q_dot = T(q) v: r_dot = v_r, p_dot = 1/2 G(p)^T w'."""
+    out = np.empty_like(q)
+    for k in range(q.size // 7):
+        out[7 * k : 7 * k + 3] = v[6 * k : 6 * k + 3]
+        out[7 * k + 3 : 7 * k + 7] = (
+            0.5 * g_of(q[7 * k + 3 : 7 * k + 7]).T @ v[6 * k + 3 : 6 * k + 6]
+        )
+    return out
+
+
+def pendulum_theta_reference(
+    t_end: float, m: float = 1.0, L: float = 0.5, g: float = 9.81, jzz: float = 0.085
+):
+    """theta(t) of the minimal-coordinate ODE I_O theta'' = -m g L cos(theta), I_O = J_zz + m L^2,
+    released at rest horizontally (theta from +X towards +Y), solved by scipy to 1e-12."""
+    I_O = jzz + m * L**2
+    sol = solve_ivp(
+        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
+        (0.0, t_end),
+        [0.0, 0.0],
+        rtol=1e-12,
+        atol=1e-12,
+        dense_output=True,
+    )
+    return lambda t: sol.sol(t)[0]
+
+
+def pendulum_theta_error(res: SimulationResult, theta_ref) -> float:
+    """Max |theta - theta_ref| of the first body's centre of mass about the pin (Z axis)."""
+    theta = np.unwrap(np.arctan2(res.q[:, 1], res.q[:, 0]))
+    return float(np.max(np.abs(theta - theta_ref(res.t))))

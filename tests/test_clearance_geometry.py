@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import pytest
+from fixtures import q_dot_of
 from pyquaternion import Quaternion
 
 from joints import CylindricalClearance, PrismaticClearance, RevoluteClearance
@@ -121,22 +122,6 @@ def evaluate(m, q):
     normals, points = m.contact(q)
     sign = -1.0 if _CHILD_IS_GROUND.get(id(m), False) else 1.0
     return np.asarray(m.Phi(q)).ravel(), sign * np.asarray(normals).T, np.asarray(points).T
-
-
-def g_of(p: np.ndarray) -> np.ndarray:
-    """G(p) = [-e, -e~ + e0 I], written out."""
-    e0, e1, e2, e3 = p
-    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
-
-
-def q_dot_of(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    out = np.empty_like(q)
-    for k in range(q.size // 7):
-        out[7 * k : 7 * k + 3] = v[6 * k : 6 * k + 3]
-        out[7 * k + 3 : 7 * k + 7] = (
-            0.5 * g_of(q[7 * k + 3 : 7 * k + 7]).T @ v[6 * k + 3 : 6 * k + 6]
-        )
-    return out
 
 
 def cylinder(ends_on="pin", cls=CylindricalClearance, **extra):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import casadi as ca
+import fixtures
 import numpy as np
 import pytest
 from fixtures import tilted_box
-from scipy.integrate import solve_ivp
 
 from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate
 from nlpmbd.registry import get_case
@@ -14,29 +14,18 @@ from nlpmbd.rotation import rotation_matrix
 from nlpmbd.step_problem import StepProblem
 
 
-def pendulum_theta_error(h: float, t_end: float = 2.0) -> tuple[float, SimulationResult]:
+def ideal_pendulum_error(h: float, t_end: float = 2.0) -> tuple[float, SimulationResult]:
     """Max |theta - theta_ref| of the ideal pendulum, theta_ref from the minimal-coordinate ODE
     I_O theta'' = -m g L cos(theta) (theta from +X towards +Y, I_O = J_zz + m L^2)."""
-    case = get_case("pendulum")
-    system, p = case.build({})
-    m, L, g = p["mass"], p["cm_x"], p["g"]
-    I_O = p["jzz"] + m * L**2
-    ref = solve_ivp(
-        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
-        (0, t_end),
-        [0.0, 0.0],
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
+    system, p = get_case("pendulum").build({})
+    ref = fixtures.pendulum_theta_reference(t_end, p["mass"], p["cm_x"], p["g"], p["jzz"])
     res = simulate(system, SimulationOptions(t_end=t_end, h_min=h, h_max=h))
-    theta = np.unwrap(np.arctan2(res.q[:, 1], res.q[:, 0]))
-    return float(np.max(np.abs(theta - ref.sol(res.t)[0]))), res
+    return fixtures.pendulum_theta_error(res, ref), res
 
 
 def test_ideal_pendulum_converges_to_minimal_coordinate_ode():
-    err_coarse, res_coarse = pendulum_theta_error(1e-3)
-    err_fine, res_fine = pendulum_theta_error(2e-4)
+    err_coarse, res_coarse = ideal_pendulum_error(1e-3)
+    err_fine, res_fine = ideal_pendulum_error(2e-4)
     print(
         f"\nmax |theta error| over 2 s: h=1e-3 {err_coarse:.3e} rad, h=2e-4 {err_fine:.3e} rad, "
         f"ratio {err_coarse / err_fine:.2f}; max constraint norm "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixtures import q_dot_of
 from pyquaternion import Quaternion
 
 from joints import (
@@ -61,23 +62,6 @@ LAYOUTS = ("two_bodies", "ground_parent", "ground_child")
 # --- independent kinematics helpers ----------------------------------------------------------
 def rot(axis, angle) -> np.ndarray:
     return Quaternion(axis=np.asarray(axis, float), angle=angle).rotation_matrix
-
-
-def g_of(p: np.ndarray) -> np.ndarray:
-    """G(p) = [-e, -e~ + e0 I] (Haug), written out here."""
-    e0, e1, e2, e3 = p
-    return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
-
-
-def q_dot_of(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """q_dot = T(q) v: r_dot = v_r, p_dot = 1/2 G(p)^T w'."""
-    out = np.empty_like(q)
-    for k in range(q.size // 7):
-        out[7 * k : 7 * k + 3] = v[6 * k : 6 * k + 3]
-        out[7 * k + 3 : 7 * k + 7] = (
-            0.5 * g_of(q[7 * k + 3 : 7 * k + 7]).T @ v[6 * k + 3 : 6 * k + 6]
-        )
-    return out
 
 
 def rot_matrices(p: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
+from fixtures import pendulum_theta_error, pendulum_theta_reference
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
 from nlpmbd.registry import get_case
@@ -24,22 +24,10 @@ def run_pendulum(params: dict | None = None, **options) -> SimulationResult:
 def theta_ref():
     """Minimal-coordinate ODE of the ideal pendulum, I_O theta'' = -m g L cos(theta), with the
     parameters written out (not read from the case), theta from +X towards +Y."""
-    m, L, g, jzz = 1.0, 0.5, 9.81, 0.085
-    I_O = jzz + m * L**2
-    sol = solve_ivp(
-        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
-        (0.0, T_IDEAL),
-        [0.0, 0.0],
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    return lambda t: sol.sol(t)[0]
+    return pendulum_theta_reference(T_IDEAL, m=1.0, L=0.5, g=9.81, jzz=0.085)
 
 
-def theta_error(res: SimulationResult, theta_ref) -> float:
-    theta = np.unwrap(np.arctan2(res.q[:, 1], res.q[:, 0]))  # centre of mass about the pin
-    return float(np.max(np.abs(theta - theta_ref(res.t))))
+theta_error = pendulum_theta_error
 
 
 def assert_h_within_bounds(res: SimulationResult, h_min: float, h_max: float) -> None:
