@@ -260,6 +260,11 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:  # e.g. `nlpmbd list | head`: the reader left, nothing is wrong
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"nlpmbd: interrupted after {time.perf_counter() - tic:.1f} s", file=sys.stderr)
         return 130

@@ -229,6 +229,12 @@ def _residuals(axes: list[Axes], result: SimulationResult) -> None:
         if values.size == 0:
             _note(ax, "no steps")
             continue
+        if values is result.eq_residual and result.lam_eq.shape[1] == 0:
+            _note(ax, "no ideal joints or driving constraints")
+            continue
+        if values is result.comp_residual and result.lam.shape[1] == 0:
+            _note(ax, "no contacts")
+            continue
         ax.semilogy(x, np.maximum(values, LOG_FLOOR), ".-", ms=3, lw=0.8)
         if not np.any(values):
             _note(ax, f"all zero (drawn at {LOG_FLOOR:g})", y=0.8)
