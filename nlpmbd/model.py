@@ -2,7 +2,8 @@
 
 `SymbolicModel.build(system)` traces the system once with CasADi SX symbols: mass matrix,
 gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD).
-It is called only from `StepProblem.build`, the one place where the CasADi graph is made.
+It is called once per simulation, by `simulate`; the step's graph is then built from it by
+`StepProblem` (the NLP) or `QPStep` (the QP).
 """
 
 from __future__ import annotations

@@ -30,6 +30,16 @@ GAP_CORRECTIONS = ("curvature+projection", "projection", "curvature", "none")
 #: Who chooses the step size: the per-step NLP (the paper) or nlpmbd's error controller.
 STEP_CONTROLS = ("nlp", "controller")
 
+#: How each step is solved: the NLP with IPOPT (h a variable), or the fixed-h QP (qp_step.py).
+SOLVERS = ("nlp", "qp")
+
+#: CasADi conic plugins for the QP (qrqp ships with CasADi and can be compiled to C).
+QP_SOLVERS = ("qrqp", "qpoases", "osqp")
+
+#: Compile the QP fast path to C: "auto" when a C compiler is found and the run is long enough
+#: to pay for the compilation, "on" whenever a compiler is found, "off" never.
+CODEGEN = ("auto", "on", "off")
+
 
 @dataclass(frozen=True)
 class SimulationOptions:
@@ -66,6 +76,18 @@ class SimulationOptions:
     error_tol : target local position error per step of the "controller" (m, in (0, 1]); unused
         with "nlp". The estimate is the mass-weighted RMS distance between the semi-implicit
         Euler update and the trapezoidal one, h/2 * sqrt(dv^T M dv / m_total).
+    solver : "nlp" (default): each step is the NLP, solved by IPOPT, with h a variable when
+        h_min < h_max; a QP at h = h_hi is tried first and kept when it satisfies the NLP's
+        KKT conditions (see `predictor`). "qp": each step is the convex QP of the step at a
+        fixed h (qp_step.py); needs h_min == h_max or step_control = "controller". At a fixed
+        h the whole run is evaluated in chunks of steps by one CasADi Function.
+    qp_solver : CasADi conic plugin for the QP: "qrqp" (default), "qpoases" or "osqp".
+    codegen : compile the fixed-h QP chunks to C ("auto": if a C compiler is found and the run
+        has at least 20000 steps; "on": whenever a compiler is found; "off": never). Without a
+        compiler the same Function is evaluated by CasADi's virtual machine.
+    predictor : with solver "nlp", solve the step's QP at h = h_hi first and keep it when it
+        is a KKT point of the NLP (the h bound's multiplier has the right sign and the
+        constraints, EoM and complementarity hold); otherwise IPOPT is run, warm-started.
     """
 
     t_end: float = 1.0
@@ -81,6 +103,10 @@ class SimulationOptions:
     gap_correction: str = "curvature+projection"
     step_control: str = "nlp"
     error_tol: float = 1e-6
+    solver: str = "nlp"
+    qp_solver: str = "qrqp"
+    codegen: str = "auto"
+    predictor: bool = True
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -126,6 +152,18 @@ class SimulationOptions:
             finite_scalar("error_tol", self.error_tol, low=0.0, low_open=True, high=1.0),
         )
 
+        for name, allowed in (("solver", SOLVERS), ("qp_solver", QP_SOLVERS), ("codegen", CODEGEN)):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        if self.solver == "qp" and self.h_min != self.h_max and self.step_control != "controller":
+            raise InputError(
+                "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
+                f"got h in [{self.h_min}, {self.h_max}]"
+            )
+        if not isinstance(self.predictor, bool):
+            raise InputError(f"predictor must be true or false, got {self.predictor!r}")
+
     @property
     def fixed_step(self) -> bool:
         return self.h_min == self.h_max
@@ -142,6 +180,10 @@ class SimulationOptions:
             "gap_correction": self.gap_correction,
             "step_control": self.step_control,
             "error_tol": self.error_tol,
+            "solver": self.solver,
+            "qp_solver": self.qp_solver,
+            "codegen": self.codegen,
+            "predictor": self.predictor,
             "tol": self.tol,
             "max_retries": self.max_retries,
             "ipopt": dict(self.ipopt),

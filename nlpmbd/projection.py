@@ -44,7 +44,9 @@ _QUIET_NLP = {
 
 
 class GapProjection:
-    """Built once per simulation (by `StepProblem`); `apply` corrects one configuration."""
+    """Built once per simulation (by `StepProblem` or `QPStep`); `apply` corrects one
+    configuration. `gauss_newton` is the fast path as one CasADi Function (the QP fast path
+    evaluates it inside its chunks)."""
 
     def __init__(self, model: SymbolicModel, clearance: float, max_iter: int = 5) -> None:
         """`clearance`: the smallest clearance of the system (m)."""
@@ -52,23 +54,49 @@ class GapProjection:
         self.tol = 1e-4 * clearance
         self.nlp_solves = 0
         N, nc, ne = model.n_bodies, model.n_gap, model.n_eq
-        q, t = ca.SX.sym("q", 7 * N), ca.SX.sym("t")
-        dx = ca.SX.sym("dx", 6 * N)
-        moved = advance(q, dx)
-        self._move = ca.Function("move", [q, dx], [moved])
-        self._H = model.M
-        sparsity = {"h": ca.Sparsity.dense(6 * N, 6 * N), "a": ca.Sparsity.dense(nc + ne, 6 * N)}
-        self._qp = ca.conic("gap_projection", "qrqp", sparsity, _QUIET_QP)
-        self._lba = np.concatenate([np.full(nc, -np.inf), np.zeros(ne)])
+        q, t = ca.MX.sym("q", 7 * N), ca.MX.sym("t")
+        dx = ca.MX.sym("dx", 6 * N)
+        self._move = ca.Function("move", [q, dx], [advance(q, dx)])
+        lba = ca.vertcat(-ca.inf * ca.DM.ones(nc), ca.DM.zeros(ne))
+        qp = ca.conic(
+            "gap_projection",
+            "qrqp",
+            {"h": ca.DM(model.M).sparsity(), "a": ca.Sparsity.dense(nc + ne, 6 * N)},
+            _QUIET_QP,
+        )
+        sol = qp(
+            h=ca.DM(model.M),
+            g=ca.DM.zeros(6 * N),
+            a=ca.densify(ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t))),
+            lba=lba,
+            uba=ca.vertcat(-model.Phi(q), ca.DM.zeros(ne)),
+        )
+        # CasADi's Function.if_else (a switch) evaluates only the branch taken: an iteration
+        # costs nothing once the gaps are within tolerance
+        iterate = ca.Function.if_else(
+            "gauss_newton_iteration",
+            ca.Function("gn", [q, t], [advance(q, sol["x"])]),
+            ca.Function("keep", [q, t], [q]),
+        )
+        qk, n_qp = q, ca.MX(0)
+        for _ in range(max_iter):
+            violated = ca.mmax(model.Phi(qk)) > self.tol
+            qk = iterate(violated, qk, t)
+            n_qp = n_qp + violated
+        ok = ca.mmax(model.Phi(qk)) <= self.tol
+        self.gauss_newton = ca.Function(
+            "gauss_newton", [q, t], [qk, ok, n_qp], ["q", "t"], ["q_new", "ok", "n_qp"]
+        )
         # the exact problem in units of the clearance; aim at Phi <= -tol/2 to pass the check
         self._c = clearance
+        qs, ts, dxs = ca.SX.sym("q", 7 * N), ca.SX.sym("t"), ca.SX.sym("dx", 6 * N)
         nlp = {
-            "x": dx,
-            "p": ca.vertcat(q, t),
-            "f": 0.5 * ca.dot(dx, ca.DM(model.M) @ dx),
+            "x": dxs,
+            "p": ca.vertcat(qs, ts),
+            "f": 0.5 * ca.dot(dxs, ca.DM(model.M) @ dxs),
             "g": ca.vertcat(
-                model.Phi(ca.substitute(moved, dx, clearance * dx)) / clearance,
-                model.Phi_eq_v(q, t) @ dx,
+                model.Phi(advance(qs, clearance * dxs)) / clearance,
+                model.Phi_eq_v(qs, ts) @ dxs,
             ),
         }
         self._nlp = ca.nlpsol("gap_projection_nlp", "ipopt", nlp, _QUIET_NLP)
@@ -77,22 +105,14 @@ class GapProjection:
 
     def apply(self, q: np.ndarray, t: float) -> tuple[np.ndarray, bool]:
         """Return (corrected q, success). Does nothing when no gap is violated."""
-        m, q0 = self.model, q
-        for _ in range(self.max_iter):
-            phi = np.asarray(m.Phi(q)).ravel()
-            if phi.size == 0 or phi.max() <= self.tol:
-                return q, True
-            A = np.vstack([np.asarray(m.Phi_v(q)), np.asarray(m.Phi_eq_v(q, t))])
-            uba = np.concatenate([-phi, np.zeros(m.n_eq)])
-            sol = self._qp(h=self._H, g=np.zeros(self._H.shape[0]), a=A, lba=self._lba, uba=uba)
-            if not self._qp.stats().get("success", False):
-                break
-            q = np.asarray(self._move(q, sol["x"])).ravel()
-        if np.asarray(m.Phi(q)).max() <= self.tol:
-            return q, True
+        q1, ok, _ = self.gauss_newton(q, t)
+        if float(ok):
+            return np.asarray(q1).ravel(), True
         self.nlp_solves += 1
-        sol = self._nlp(x0=np.zeros(self._H.shape[0]), p=np.r_[q0, t], lbg=self._lbg, ubg=self._ubg)
-        q1 = np.asarray(self._move(q0, self._c * sol["x"])).ravel()
-        if np.asarray(m.Phi(q1)).max() <= self.tol:
-            return q1, True
-        return q, False
+        sol = self._nlp(
+            x0=np.zeros(self.model.M.shape[0]), p=np.r_[q, t], lbg=self._lbg, ubg=self._ubg
+        )
+        q2 = np.asarray(self._move(q, self._c * sol["x"])).ravel()
+        if np.asarray(self.model.Phi(q2)).max() <= self.tol:
+            return q2, True
+        return np.asarray(q1).ravel(), False

@@ -77,10 +77,6 @@ class StepProblem:
         self.gap_scales = list(gap_scales or [])
         self._build()
 
-    @classmethod
-    def build(cls, system, options: SimulationOptions) -> StepProblem:
-        return cls(SymbolicModel.build(system), options, system.gap_scales)
-
     # -------------------------------------------------------------------------------------
     def _build(self) -> None:
         m, o = self.model, self.options
@@ -150,6 +146,7 @@ class StepProblem:
         self._n = (N, nc, ne, mpcc)
 
         nlp = {"x": x, "p": P, "f": f, "g": g}
+        self._g = ca.Function("g", [P, x], [g])
         base = {
             "print_time": False,
             "error_on_fail": False,
@@ -215,7 +212,18 @@ class StepProblem:
             [P, x, *mult_in],
             [q_new, v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, ca.mmax(ca.vertcat(*drift))],
         )
+        # Lagrangian gradient of the NLP (IPOPT's sign convention) for the QP predictor's test
+        lam_g_sym = ca.SX.sym("lam_g", g.shape[0])
+        grad_L = ca.gradient(f + ca.dot(lam_g_sym, g), x)
+        self._grad_L = ca.Function("grad_L", [P, x, lam_g_sym], [grad_L])
         self.uses_curvature = "curvature" in o.gap_correction and nc > 0
+        self.qp = None
+        if o.predictor and not mpcc:
+            from .qp_step import QPStep  # qp_step imports this module
+
+            self.qp = QPStep(m, o, self.gap_scales)
+            self._predictor = self._predictor_function()
+        self.predicted_steps = 0
         self.projection = (
             GapProjection(m, smallest_clearance(self.gap_scales))
             if ("projection" in o.gap_correction and nc > 0)
@@ -260,35 +268,111 @@ class StepProblem:
         P = np.concatenate([[t], qm, vm, [1.0 if curvature else 0.0]])
         lbx, ubx = self.bounds(h_lo, h_hi)
         args = {"p": P, "lbx": lbx, "ubx": ubx, "lbg": self._lbg, "ubg": self._ubg}
-        if warm is not None:
+        tic = time.perf_counter()
+        guess = self._predict(P, h_lo, h_hi) if self.qp is not None else None
+        if guess is not None and guess[4]:
+            self.predicted_steps += 1
+            x, lam_x, lam_g, post, _ = guess
+            elapsed = time.perf_counter() - tic
+            return self._solution(P, x, lam_x, lam_g, 0, 0, "QP predictor", elapsed, post)
+        if guess is not None:  # IPOPT from the QP point, primal and dual
+            x, lam_x, lam_g, _, _ = guess
+            args.update(x0=np.clip(x, lbx, ubx), lam_x0=lam_x, lam_g0=lam_g)
+            solver = self.solver_warm
+        elif warm is not None:
             solver = self.solver_warm
             args.update(x0=np.clip(warm.x, lbx, ubx), lam_x0=warm.lam_x, lam_g0=warm.lam_g)
         else:
             solver = self.solver_cold
             args["x0"] = np.clip(self.initial_guess(vm, qm), lbx, ubx)
-        tic = time.perf_counter()
         sol = solver(**args)
         elapsed = time.perf_counter() - tic
         stats = solver.stats()
         x = np.asarray(sol["x"]).ravel()
         lam_g = np.asarray(sol["lam_g"]).ravel()
-        mu, mu_eq = lam_g[self._slices["gap"]], lam_g[self._slices["eq"]]
-        out = self._post(P, x, mu, mu_eq)
-        q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
         return_status = stats.get("return_status", "unknown")
         status = _ACCEPTABLE.get(return_status, 3)
         if return_status in _VERIFY:
             # IPOPT could not meet its own scaled test, but the point may still solve the step:
             # accept it only if our unscaled checks hold (constraints, EoM, complementarity).
-            g = np.asarray(sol["g"]).ravel()
-            viol = np.max(np.maximum(g - self._ubg, self._lbg - g), initial=0.0)
-            ok = (
-                viol <= VERIFY_TOL["constraints"]
-                and float(out[4]) <= VERIFY_TOL["eom"]
-                and float(out[5]) <= VERIFY_TOL["complementarity"]
-                and np.all(lam >= -VERIFY_TOL["complementarity"])
-            )
-            status = 1 if ok else 3
+            status = 1 if self._verified(P, x, lam_g) else 3
+        lam_x = np.asarray(sol["lam_x"]).ravel()
+        iters = int(stats.get("iter_count", -1))
+        return self._solution(P, x, lam_x, lam_g, status, iters, return_status, elapsed)
+
+    def _verified(self, P: np.ndarray, x: np.ndarray, lam_g: np.ndarray) -> bool:
+        """Unscaled checks of a step: constraint violation, EoM and complementarity residuals,
+        nonnegative contact forces (VERIFY_TOL)."""
+        g = np.asarray(self._g(P, x)).ravel()
+        viol = np.max(np.maximum(g - self._ubg, self._lbg - g), initial=0.0)
+        mu, mu_eq = lam_g[self._slices["gap"]], lam_g[self._slices["eq"]]
+        out = self._post(P, x, mu, mu_eq)
+        lam = np.asarray(out[2]).ravel()
+        return bool(
+            viol <= VERIFY_TOL["constraints"]
+            and float(out[4]) <= VERIFY_TOL["eom"]
+            and float(out[5]) <= VERIFY_TOL["complementarity"]
+            and np.all(lam >= -VERIFY_TOL["complementarity"])
+        )
+
+    def _predictor_function(self) -> ca.Function:
+        """(P, h) -> the QP step at h as a point (x, lam_g) of the NLP, with dL/ds, the QP's
+        own KKT flag, the NLP's constraint violation and the `_post` outputs: one call."""
+        N = self.model.n_bodies
+        P = ca.MX.sym("P", 1 + 13 * N + 1)
+        h = ca.MX.sym("h")
+        t, qm, vm, use_curv = P[0], P[1 : 1 + 7 * N], P[1 + 7 * N : 1 + 13 * N], P[-1]
+        _, v, lam, lam_eq, *_, ok = self.qp.attempt.call([t, qm, vm, h, use_curv])
+        blocks = []
+        for k in range(N):
+            p = qm[7 * k + 3 : 7 * k + 7]
+            pp = ca.dot(p, p)
+            # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
+            pd = g_matrix(p).T @ v[6 * k + 3 : 6 * k + 6] / (2 * pp) + p * (1 - pp) / (2 * h * pp)
+            blocks += [v[6 * k : 6 * k + 3], pd]
+        x = ca.vertcat(h / self.options.h_max, *blocks)
+        # implicit form: mu = 2 c lam / h^2 (see _build); the norm rows' multipliers are 0
+        sl = self._slices
+        lam_g = ca.vertcat(
+            ca.MX.zeros(sl["norm"].stop),
+            2 * self._c * lam_eq / h**2,
+            2 * self._c * lam / h**2,
+        )
+        g = self._g(P, x)
+        viol = ca.mmax(ca.vertcat(0, g - self._ubg, self._lbg - g))
+        dLds = self._grad_L(P, x, lam_g)[0]
+        post = self._post(P, x, lam_g[sl["gap"]], lam_g[sl["eq"]])
+        return ca.Function("predictor", [P, h], [x, lam_g, dLds, ok, viol, *post])
+
+    def _predict(self, P, h_lo, h_hi):
+        """The QP at h = h_hi as a point of the NLP: (x, lam_x, lam_g, post, is a solution).
+
+        At a fixed h the QP is the NLP. Otherwise the QP point is a KKT point of the NLP when
+        the multiplier of the bound s <= h_hi / h_max is nonnegative: lam_x_s = -dL/ds >= 0
+        (the objective would still fall with a larger h); then IPOPT is not needed. The point
+        must also pass the NLP's own checks (VERIFY_TOL). Returns None when the QP failed."""
+        x, lam_g, dLds, ok, viol, *post = self._predictor(P, h_hi)
+        if not float(ok):
+            return None
+        x, lam_g = np.asarray(x).ravel(), np.asarray(lam_g).ravel()
+        lam_x = np.zeros(self.nx)
+        lam_x[0] = -float(dLds)
+        lam = np.asarray(post[2]).ravel()
+        solved = (
+            (h_lo == h_hi or float(dLds) <= 0.0)
+            and float(viol) <= VERIFY_TOL["constraints"]
+            and float(post[4]) <= VERIFY_TOL["eom"]
+            and float(post[5]) <= VERIFY_TOL["complementarity"]
+            and bool(np.all(lam >= -VERIFY_TOL["complementarity"]))
+        )
+        return x, lam_x, lam_g, post, solved
+
+    def _solution(
+        self, P, x, lam_x, lam_g, status, iters, return_status, elapsed, out=None
+    ) -> StepSolution:
+        if out is None:
+            out = self._post(P, x, lam_g[self._slices["gap"]], lam_g[self._slices["eq"]])
+        q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
         if status < 3 and not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             status = 3
         return StepSolution(
@@ -301,10 +385,10 @@ class StepProblem:
             comp_residual=float(out[5]),
             norm_drift=float(out[6]),
             status=status,
-            iterations=int(stats.get("iter_count", -1)),
+            iterations=iters,
             solve_time=elapsed,
             return_status=return_status,
             x=x,
-            lam_x=np.asarray(sol["lam_x"]).ravel(),
+            lam_x=lam_x,
             lam_g=lam_g,
         )

@@ -4,76 +4,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import metadata
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError, SolverFailure
+from .fast_loop import ChunkRunner, state_of
+from .history import History
 from .model import SymbolicModel
 from .options import SimulationOptions
-from .results import ARRAYS, SimulationResult
+from .qp_step import QPStep
+from .results import SimulationResult
 from .step_problem import StepProblem, StepSolution
 from .system import System
 
 #: A joint may be violated by at most this much at t = 0 (m or rad).
 ASSEMBLY_TOL = 1e-6
-
-
-class _History:
-    """Per-array lists of rows, stacked into a SimulationResult at the end (or on failure)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, list] = {name: [] for name in ARRAYS}
-
-    def add_point(self, model: SymbolicModel, t: float, q, v, lam, lam_eq) -> None:
-        """Time-point rows (n+1 kind): state, forces and diagnostics at (t, q, v)."""
-        r = self.rows
-        gap, eq, energy, directions, points, forces = model.report(q, v, t, lam, lam_eq)
-        r["t"].append(t)
-        r["q"].append(q)
-        r["v"].append(v)
-        r["lam"].append(lam)
-        r["lam_eq"].append(lam_eq)
-        r["gap"].append(np.asarray(gap).ravel())
-        r["eq_residual"].append(float(eq))
-        r["energy"].append(np.asarray(energy).ravel())
-        r["contact_force"].append(lam[:, None] * np.asarray(directions).T)
-        r["contact_point"].append(np.asarray(points).T)
-        r["joint_force"].append(np.asarray(forces).T)
-
-    def add_step(
-        self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
-    ) -> None:
-        r = self.rows
-        r["h"].append(sol.h)
-        r["eom_residual"].append(sol.eom_residual)
-        r["norm_residual"].append(sol.norm_drift)
-        r["comp_residual"].append(sol.comp_residual)
-        r["iterations"].append(iters)
-        r["solve_time"].append(spent)
-        r["status"].append(status)
-        r["gap_uncorrected"].append(gap_uncorrected)
-
-    def result(self, meta: dict[str, Any], model: SymbolicModel) -> SimulationResult:
-        N, M, E = model.n_bodies, model.n_gap, model.n_eq
-        tail = {
-            "q": (7 * N,),
-            "v": (6 * N,),
-            "lam": (M,),
-            "lam_eq": (E,),
-            "gap": (M,),
-            "energy": (3,),
-            "contact_force": (M, 3),
-            "contact_point": (M, 3),
-            "joint_force": (model.n_joints, 3),
-        }
-        ints = {"iterations", "status"}
-        arrays = {}
-        for name, rows in self.rows.items():
-            dtype = int if name in ints else float
-            arrays[name] = np.array(rows, dtype=dtype).reshape(len(rows), *tail.get(name, ()))
-        return SimulationResult(**arrays, meta=meta)
 
 
 def _versions() -> dict[str, str]:
@@ -224,6 +172,31 @@ def _check_assembly(system: System, model: SymbolicModel, q: np.ndarray) -> None
         )
 
 
+def fixed_step_sizes(t0: float, t_end: float, h: float) -> np.ndarray:
+    """The step sizes the stepping loop takes from t0 to t_end at a fixed step h (step_bounds,
+    with t accumulated in the same floating-point order)."""
+    out, t, eps = [], t0, 1e-6 * h
+    while t < t_end - eps:
+        step = step_bounds(t_end - t, h, h)[1]
+        out.append(step)
+        t = t + step
+    return np.asarray(out, dtype=float)
+
+
+def _build_problem(model: SymbolicModel, system: System, options: SimulationOptions):
+    """The per-step problem: StepProblem (IPOPT) or QPStep, whose failed QPs fall back to an
+    NLP without the predictor."""
+    if options.solver == "nlp":
+        return StepProblem(model, options, system.gap_scales)
+    nlp_options = replace(options, solver="nlp", predictor=False)
+    return QPStep(
+        model,
+        options,
+        system.gap_scales,
+        fallback=lambda: StepProblem(model, nlp_options, system.gap_scales),
+    )
+
+
 def simulate(
     system: System,
     options: SimulationOptions,
@@ -247,6 +220,10 @@ def simulate(
     whose true gap penetrates by more than CONTROLLER_PENETRATION of a clearance, counted in
     meta["controller_rejections"] (0 with "nlp"). The recorded iterations and solve time of a
     step include its rejected solves.
+
+    options.solver = "qp" with a fixed step runs the fast path (fast_loop.py): chunks of
+    steps evaluated by one CasADi Function, a step that fails its checks taken again here.
+    `on_step(step, t)` is then called once per chunk instead of once per step.
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
@@ -254,9 +231,9 @@ def simulate(
         raise InputError(f"system must be a System, got {type(system).__name__}")
     wall0 = time.perf_counter()
     q, v = system.initial_state()
-    problem = StepProblem.build(system, options)
-    m = problem.model
+    m = SymbolicModel.build(system)
     _check_assembly(system, m, q)
+    problem = _build_problem(m, system, options)
     info = dict(meta or {})
     info.update(
         {
@@ -272,27 +249,36 @@ def simulate(
         }
     )
     t = 0.0
-    hist = _History()
-    hist.add_point(m, t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
-    projection_failures = 0
-    curvature_fallbacks = 0
-    controller_rejections = 0
+    hist = History(m)
+    hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
+    count = dict.fromkeys(
+        (
+            "projection_failures",
+            "curvature_fallbacks",
+            "controller_rejections",
+            "chunk_steps",
+            "chunk_steps_discarded",
+        ),
+        0,
+    )
     controller = None
     if options.step_control == "controller":
         controller = StepController(options, m.M, float(np.sum(m.masses)))
     h_next = controller.first() if controller else options.h_max
+    runner = None
 
     def finish(completed: bool, message: str) -> SimulationResult:
         info.update(
             completed=completed,
             message=message,
-            projection_failures=projection_failures,
-            curvature_fallbacks=curvature_fallbacks,
-            controller_rejections=controller_rejections,
+            **count,
             projection_nlp_solves=problem.projection.nlp_solves if problem.projection else 0,
+            predicted_steps=getattr(problem, "predicted_steps", 0),
+            qp_fallback_steps=getattr(problem, "nlp_fallbacks", 0),
+            codegen=runner.codegen if runner else "off",
             wall_time=time.perf_counter() - wall0,
         )
-        return hist.result(info, m)
+        return hist.result(info)
 
     bar = None
     if progress:
@@ -305,53 +291,87 @@ def simulate(
             bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s [{elapsed}<{remaining}]",
         )
     warm: StepSolution | None = None
-    eps = 1e-6 * options.h_min  # no sliver of a last step from round-off
     step = 0
-    try:
-        while t < options.t_end - eps:
-            # the controller's h stands in for h_max: a landing step never exceeds it
-            h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, h_next)
-            if controller is None:
-                smaller = (h_lo, max(h_lo, 0.25 * h_hi)) if h_lo < h_hi else None
-                sol, status, iters, spent, _, fell_back = _solve_with_retries(
-                    problem, options, step, t, q, v, warm, h_lo, h_hi, smaller
+
+    def take(sol: StepSolution, status: int, iters: int, spent: float) -> None:
+        """Record a step solved in Python: update, gap projection, history."""
+        nonlocal t, q, v, warm, step
+        t0 = t
+        t = t + sol.h
+        q, v = sol.q, sol.v
+        gap_raw = float(np.max(np.asarray(m.Phi(q)), initial=-np.inf))
+        if problem.projection is not None and gap_raw > 0:
+            q, ok = problem.projection.apply(q, t)
+            count["projection_failures"] += not ok
+        hist.add_step(sol, status, iters, spent, gap_raw if m.n_gap else 0.0)
+        hist.add_point(t, q, v, sol.lam, sol.lam_eq)
+        warm = sol
+        step += 1
+        if bar is not None:
+            bar.update(t - t0)
+
+    def python_step() -> None:
+        nonlocal h_next
+        # the controller's h stands in for h_max: a landing step never exceeds it
+        h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, h_next)
+        if controller is None:
+            smaller = (h_lo, max(h_lo, 0.25 * h_hi)) if h_lo < h_hi else None
+            sol, status, iters, spent, _, fell_back = _solve_with_retries(
+                problem, options, step, t, q, v, warm, h_lo, h_hi, smaller
+            )
+            count["curvature_fallbacks"] += fell_back
+        else:
+            h, landing = h_hi, h_lo == h_hi  # a fixed pair is a landing step (or h_min)
+            iters, spent, rejected = 0, 0.0, False
+            while True:
+                h_small = max(options.h_min, 0.25 * h)
+                smaller = None if landing or h_small >= h else (h_small, h_small)
+                sol, status, it, sp, h, fell_back = _solve_with_retries(
+                    problem, options, step, t, q, v, warm, h, h, smaller
                 )
-                curvature_fallbacks += fell_back
-            else:
-                h, landing = h_hi, h_lo == h_hi  # a fixed pair is a landing step (or h_min)
-                iters, spent, rejected = 0, 0.0, False
-                while True:
-                    h_small = max(options.h_min, 0.25 * h)
-                    smaller = None if landing or h_small >= h else (h_small, h_small)
-                    sol, status, it, sp, h, fell_back = _solve_with_retries(
-                        problem, options, step, t, q, v, warm, h, h, smaller
-                    )
-                    iters, spent = iters + it, spent + sp
-                    curvature_fallbacks += fell_back
-                    if (
-                        landing
-                        or h <= options.h_min
-                        or _penetration_fraction(problem, sol.q) <= CONTROLLER_PENETRATION
-                    ):
-                        break
-                    controller_rejections += 1
-                    rejected = True
-                    h = max(options.h_min, 0.5 * h)
-                h_next = controller.next(sol.h, controller.error(sol.h, v, sol.v), rejected)
-            t = t + sol.h
-            q, v = sol.q, sol.v
-            gap_raw = float(np.max(np.asarray(m.Phi(q)), initial=-np.inf))
-            if problem.projection is not None and gap_raw > 0:
-                q, ok = problem.projection.apply(q, t)
-                projection_failures += not ok
-            hist.add_step(sol, status, iters, spent, gap_raw if m.n_gap else 0.0)
-            hist.add_point(m, t, q, v, sol.lam, sol.lam_eq)
-            warm = sol
-            step += 1
-            if bar is not None:
-                bar.update(sol.h)
-            if on_step is not None:
-                on_step(step, t)
+                iters, spent = iters + it, spent + sp
+                count["curvature_fallbacks"] += fell_back
+                if (
+                    landing
+                    or h <= options.h_min
+                    or _penetration_fraction(problem, sol.q) <= CONTROLLER_PENETRATION
+                ):
+                    break
+                count["controller_rejections"] += 1
+                rejected = True
+                h = max(options.h_min, 0.5 * h)
+            h_next = controller.next(sol.h, controller.error(sol.h, v, sol.v), rejected)
+        take(sol, status, iters, spent)
+
+    try:
+        if options.solver == "qp" and options.fixed_step:
+            sizes = fixed_step_sizes(t, options.t_end, options.h_max)
+            runner = ChunkRunner(problem, len(sizes), options.codegen)
+            i = 0
+            while i < len(sizes):
+                rows = runner.run(np.concatenate([[t], q, v]), sizes[i : i + runner.n])
+                if rows.k:
+                    hist.extend(**rows.points, **rows.steps)
+                    X = state_of(rows)
+                    if bar is not None:
+                        bar.update(X[0] - t)
+                    t, q, v = float(X[0]), X[1 : 1 + q.size], X[1 + q.size :]
+                    step += rows.k
+                    i += rows.k
+                    count["chunk_steps"] += rows.k
+                    count["chunk_steps_discarded"] += rows.discarded
+                if i < len(sizes) and rows.k < min(runner.n, len(sizes) - (i - rows.k)):
+                    warm = None
+                    python_step()  # the step the chunk could not take
+                    i += 1
+                if on_step is not None:
+                    on_step(step, t)
+        else:
+            eps = 1e-6 * options.h_min  # no sliver of a last step from round-off
+            while t < options.t_end - eps:
+                python_step()
+                if on_step is not None:
+                    on_step(step, t)
     except SolverFailure as err:
         err.partial = finish(False, str(err))
         raise

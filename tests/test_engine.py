@@ -9,6 +9,7 @@ import pytest
 from fixtures import tilted_box
 
 from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate
+from nlpmbd.model import SymbolicModel
 from nlpmbd.registry import get_case
 from nlpmbd.rotation import rotation_matrix
 from nlpmbd.step_problem import StepProblem
@@ -62,7 +63,7 @@ def test_fixed_step_matches_the_velocity_qp():
     system, h = tilted_box(height=0.002), 1e-3
     res = simulate(system, SimulationOptions(t_end=0.03, h_min=h, h_max=h))
     assert res.lam[1:].max() > 0.1  # contact active in the steps compared
-    m = StepProblem.build(system, SimulationOptions(t_end=1.0, h_min=h, h_max=h)).model
+    m = SymbolicModel.build(system)
     M = m.M
     for n in range(5, res.n_steps, 5):
         q0, v0, t0 = res.q[n], res.v[n], res.t[n]
@@ -125,15 +126,20 @@ def test_variable_step_stays_in_bounds_and_reaches_t_end():
 
 def test_step_problem_is_built_once_per_simulation(monkeypatch):
     calls = []
-    original = StepProblem.build.__func__
+    original_model, original_init = SymbolicModel.build, StepProblem.__init__
 
-    def counting(cls, system, options):
-        calls.append(1)
-        return original(cls, system, options)
+    def counting_model(system):
+        calls.append("model")
+        return original_model(system)
 
-    monkeypatch.setattr(StepProblem, "build", classmethod(counting))
+    def counting_init(self, *args, **kwargs):
+        calls.append("problem")
+        original_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(SymbolicModel, "build", staticmethod(counting_model))
+    monkeypatch.setattr(StepProblem, "__init__", counting_init)
     res = simulate(tilted_box(), SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3))
-    assert res.n_steps == 50 and len(calls) == 1
+    assert res.n_steps == 50 and sorted(calls) == ["model", "problem"]
 
 
 def nan_after(t_fail: float) -> System:

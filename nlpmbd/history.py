@@ -1,0 +1,116 @@
+"""The arrays of a run as they are computed, stacked into a SimulationResult at the end (or on
+failure, so that nothing computed is lost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .model import SymbolicModel
+from .results import ARRAYS, SimulationResult
+from .step_problem import StepSolution
+
+_INTS = {"iterations", "status"}
+#: Time points collected before they are passed through model.report in one mapped call.
+FLUSH_POINTS = 1000
+
+
+class History:
+    """Per-array lists of blocks of rows: one row per time point or step from the Python loop,
+    whole chunks of rows from the fast path (`extend`)."""
+
+    def __init__(self, model: SymbolicModel) -> None:
+        N, M, E = model.n_bodies, model.n_gap, model.n_eq
+        self.model = model
+        self.tail = {
+            "q": (7 * N,),
+            "v": (6 * N,),
+            "lam": (M,),
+            "lam_eq": (E,),
+            "gap": (M,),
+            "energy": (3,),
+            "contact_force": (M, 3),
+            "contact_point": (M, 3),
+            "joint_force": (model.n_joints, 3),
+        }
+        self.blocks: dict[str, list[np.ndarray]] = {name: [] for name in ARRAYS}
+        self.pending: list[np.ndarray] = []  # time points not yet through model.report
+
+    def _add(self, name: str, row) -> None:
+        self.blocks[name].append(
+            np.reshape(np.asarray(row, dtype=float), (1, *self.tail.get(name, ())))
+        )
+
+    def add_point(self, t: float, q, v, lam, lam_eq) -> None:
+        """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it.
+        The derived rows (gaps, energy, contact and joint forces) are computed in batches by
+        model.report mapped over many points (`_flush`): one CasADi call, not one per point."""
+        self.pending.append(
+            np.concatenate([[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq)])
+        )
+        if len(self.pending) >= FLUSH_POINTS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        m = self.model
+        N, M, J = m.n_bodies, m.n_gap, m.n_joints
+        P = np.array(self.pending).T  # (1 + 13N + M + E, k)
+        self.pending = []
+        k = P.shape[1]
+        cuts = np.cumsum([1, 7 * N, 6 * N, M])
+        t, q, v, lam, lam_eq = np.split(P, cuts)
+        gap, eq, energy, directions, points, forces = (
+            np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq)
+        )
+        # (3, X k) matrices: column block j of point i is column i X + j
+        dirs = directions.reshape(3, k, M).transpose(1, 2, 0)
+        self.extend(
+            t=t[0],
+            q=q.T,
+            v=v.T,
+            lam=lam.T,
+            lam_eq=lam_eq.T,
+            gap=gap.T,
+            eq_residual=eq[0],
+            energy=energy.T,
+            contact_force=lam.T[:, :, None] * dirs,
+            contact_point=points.reshape(3, k, M).transpose(1, 2, 0),
+            joint_force=forces.reshape(3, k, J).transpose(1, 2, 0),
+        )
+
+    def add_step(
+        self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
+    ) -> None:
+        for name, row in (
+            ("h", sol.h),
+            ("eom_residual", sol.eom_residual),
+            ("norm_residual", sol.norm_drift),
+            ("comp_residual", sol.comp_residual),
+            ("iterations", iters),
+            ("solve_time", spent),
+            ("status", status),
+            ("gap_uncorrected", gap_uncorrected),
+        ):
+            self._add(name, row)
+
+    def extend(self, **arrays: np.ndarray) -> None:
+        """Append k rows to each named array at once (each array has k rows)."""
+        if self.pending and "t" in arrays:
+            self._flush()  # keep the time points in order
+        for name, rows in arrays.items():
+            k = np.shape(rows)[0]
+            self.blocks[name].append(
+                np.reshape(np.asarray(rows, dtype=float), (k, *self.tail.get(name, ())))
+            )
+
+    def result(self, meta: dict[str, Any]) -> SimulationResult:
+        self._flush()
+        arrays = {}
+        for name, blocks in self.blocks.items():
+            shape = (0, *self.tail.get(name, ()))
+            a = np.concatenate(blocks) if blocks else np.zeros(shape)
+            arrays[name] = a.astype(int) if name in _INTS else a
+        return SimulationResult(**arrays, meta=meta)
