@@ -57,9 +57,14 @@ class ChunkRunner:
         tic = time.perf_counter()
         try:
             Xs, R = self.function(X, row)
-        except RuntimeError:  # a compiled QP that could not be made non-fatal (codegen.py)
+        except RuntimeError:
+            # a compiled QP that could not be made non-fatal (codegen.py), or a QP that CasADi
+            # rejects outright (NaN bounds): the VM, else hand the first step to Python
             self.vm_reruns += 1
-            Xs, R = self.vm(X, row)
+            try:
+                Xs, R = self.vm(X, row)
+            except RuntimeError:
+                return ChunkRows(0, {}, {}, discarded=0)
         elapsed = time.perf_counter() - tic
         Xs, R = np.asarray(Xs)[:, :m], np.asarray(R)[:, :m]
         r = self.rows

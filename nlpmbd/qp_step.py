@@ -197,10 +197,15 @@ class QPStep:
         """One QP step at h = h_hi (the QP has no h to choose; h_lo is not used)."""
         tic = time.perf_counter()
         use = 1.0 if (curvature and self.uses_curvature) else 0.0
-        out = self.attempt(t, qm, vm, h_hi, use)
+        try:
+            out = self.attempt(t, qm, vm, h_hi, use)
+            ok = bool(float(out[7]))
+        except RuntimeError:  # CasADi rejects the QP outright (e.g. NaN bounds)
+            m, nan = self.model, np.nan
+            lam, lam_eq = np.full(m.n_gap, nan), np.full(m.n_eq, nan)
+            out, ok = [qm * nan, vm * nan, lam, lam_eq, nan, nan, nan, 0.0], False
         elapsed = time.perf_counter() - tic
         q, v, lam, lam_eq = (np.asarray(a, dtype=float).ravel() for a in out[:4])
-        ok = bool(float(out[7]))
         if not ok and self._fallback is not None:
             # the QP failed its KKT checks: the same step by the NLP, cold-started
             if self._nlp is None:

@@ -276,6 +276,7 @@ def simulate(
             predicted_steps=getattr(problem, "predicted_steps", 0),
             qp_fallback_steps=getattr(problem, "nlp_fallbacks", 0),
             codegen=runner.codegen if runner else "off",
+            setup_time=setup_time,
             wall_time=time.perf_counter() - wall0,
         )
         return hist.result(info)
@@ -343,10 +344,12 @@ def simulate(
             h_next = controller.next(sol.h, controller.error(sol.h, v, sol.v), rejected)
         take(sol, status, iters, spent)
 
+    setup_time = time.perf_counter() - wall0
     try:
         if options.solver == "qp" and options.fixed_step:
             sizes = fixed_step_sizes(t, options.t_end, options.h_max)
             runner = ChunkRunner(problem, len(sizes), options.codegen)
+            setup_time = time.perf_counter() - wall0  # includes any C compilation
             i = 0
             while i < len(sizes):
                 rows = runner.run(np.concatenate([[t], q, v]), sizes[i : i + runner.n])
