@@ -1,5 +1,6 @@
-"""Implicit vs MPCC step formulation: median ms/step and mean IPOPT iterations on the ideal
-pendulum (no contacts) and on box_drop (8 unilateral contacts, 1 s).
+"""Implicit vs MPCC step formulation (IPOPT on every step: no QP predictor): median ms/step
+and mean IPOPT iterations on the ideal pendulum (no contacts) and on box_drop (8 unilateral
+contacts, 1 s).
 
 Run: python -m benchmarks.formulations [--repeats 3] [--t-end 2]
 BLAS threads are pinned to 1; each figure is the median over the repeats, and the MPCC/implicit
@@ -36,7 +37,8 @@ def measure(
 ) -> tuple[float, float, float]:
     system, _ = get_case(case).build({})
     res = simulate(
-        system, SimulationOptions(t_end=t_end, h_min=h_min, h_max=h_max, formulation=form)
+        system,
+        SimulationOptions(t_end=t_end, h_min=h_min, h_max=h_max, formulation=form, predictor=False),
     )
     return (
         1e3 * float(np.median(res.solve_time)),

@@ -1,7 +1,8 @@
 """Command line: `nlpmbd list`, `nlpmbd run CASE ...`, `nlpmbd plot DIR`.
 
-Exit codes: 0 success, 2 bad input (one-line message), 3 solver failure (partial results are
-written first, with "completed": false in meta.json).
+Exit codes: 0 success, 2 bad input (one-line message), 3 solver failure, 130 interrupted
+(Ctrl-C or SIGTERM); in the last two cases the partial result is written first, with
+"completed": false in meta.json (`run CASE --resume DIR` continues an interrupted run).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import NoReturn
 
 from .errors import InputError, SolverFailure
 
-EXIT_OK, EXIT_INPUT, EXIT_SOLVER = 0, 2, 3
+EXIT_OK, EXIT_INPUT, EXIT_SOLVER, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +38,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--h-min", type=float, help="lower bound of the step size, s")
     run.add_argument("--h-max", type=float, help="upper bound of the step size, s")
     run.add_argument("--formulation", help="implicit (default) or mpcc")
-    run.add_argument("--gap-correction", help="projection (default) or none")
+    run.add_argument(
+        "--gap-correction",
+        help="curvature+projection (default), projection, curvature or none",
+    )
+    run.add_argument(
+        "--solver",
+        help="nlp (default: IPOPT, h a variable) or qp (fixed-h QP fast path; needs --h)",
+    )
+    run.add_argument("--qp-solver", help="QP plugin: qrqp (default), qpoases or osqp")
+    run.add_argument("--codegen", help="compile the QP fast path to C: auto (default), on or off")
+    run.add_argument(
+        "--no-predictor",
+        action="store_true",
+        help="NLP path: always run IPOPT (no QP predictor)",
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -53,6 +68,18 @@ def _parser() -> argparse.ArgumentParser:
         help="extra IPOPT option (repeatable), e.g. max_iter=50",
     )
     run.add_argument("--out", help="output directory (default: results/CASE)")
+    run.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="write the partial result to the output directory this often (wall time, s)",
+    )
+    run.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="continue the interrupted run saved in DIR (its case, parameters and options)",
+    )
     run.add_argument("--no-plot", action="store_true", help="write no figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     study = sub.add_parser("study", help="run a family of simulations, write tables and figures")
@@ -70,6 +97,10 @@ def _parser() -> argparse.ArgumentParser:
         help="study parameter (repeatable); see `nlpmbd list`",
     )
     study.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    bench = sub.add_parser("bench", help="time every case and solver mode (see benchmarks/)")
+    from . import bench as bench_module
+
+    bench_module.add_arguments(bench)
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
     for sub_parser in (run, plot):
@@ -145,6 +176,11 @@ def _options(args, case):
         kw["formulation"] = args.formulation
     if args.gap_correction is not None:
         kw["gap_correction"] = args.gap_correction
+    for name in ("solver", "qp_solver", "codegen"):
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
+    if args.no_predictor:
+        kw["predictor"] = False
     return SimulationOptions(**kw)
 
 
@@ -154,7 +190,7 @@ def _summary(result, out: Path) -> None:
     print(
         f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
         f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
-        f"{s['mean_iterations']:.2f} IPOPT iterations/step"
+        f"{s['mean_iterations']:.2f} {_iteration_unit(result)}/step"
     )
     print(
         f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
@@ -168,6 +204,12 @@ def _summary(result, out: Path) -> None:
         f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
     )
     print(f"  results in {out}")
+
+
+def _iteration_unit(result) -> str:
+    if result.meta.get("options", {}).get("solver") == "qp":
+        return "QP solves"
+    return "IPOPT iterations"
 
 
 def _overlay(path: str | None):
@@ -190,22 +232,101 @@ def _write(result, out: Path, plot: bool, overlay=(None, "")) -> None:
         plot_result(result, out, overlay=overlay[0], overlay_label=overlay[1])
 
 
+#: `run` flags that define the run, so cannot be given with --resume (taken from meta.json).
+_RUN_DEFINING = (
+    "t_end",
+    "h",
+    "h_min",
+    "h_max",
+    "formulation",
+    "gap_correction",
+    "solver",
+    "qp_solver",
+    "codegen",
+)
+
+
+def _resumed(args):
+    """(case, system, params, options, checkpoint result) of `run CASE --resume DIR`."""
+    from .options import SimulationOptions
+    from .registry import get_case
+    from .results import SimulationResult
+
+    given = [f"--{k.replace('_', '-')}" for k in _RUN_DEFINING if getattr(args, k) is not None]
+    given += ["--set"] * bool(args.set) + ["--ipopt"] * bool(args.ipopt)
+    given += ["--no-predictor"] * args.no_predictor + ["--out"] * (args.out is not None)
+    if given:
+        raise InputError(
+            f"--resume takes the run's settings from DIR/meta.json; drop {', '.join(given)}"
+        )
+    partial = SimulationResult.load(args.resume)
+    if partial.meta.get("case") != args.case:
+        raise InputError(
+            f"--resume: {args.resume} holds a run of case {partial.meta.get('case')!r}, "
+            f"not {args.case!r}"
+        )
+    case = get_case(args.case)
+    system, params = case.build(partial.meta.get("parameters", {}))
+    try:
+        options = SimulationOptions(**partial.meta.get("options", {}))
+    except TypeError as err:
+        raise InputError(f"--resume: meta.json options are not valid ({err})") from None
+    return case, system, params, options, partial
+
+
 def _cmd_run(args) -> int:
+    import signal
+
     from .registry import get_case
     from .stepper import simulate
 
-    case = get_case(args.case)
-    overrides = _pairs(args.set, "--set")
-    system, params = case.build(overrides)
-    options = _options(args, case)
-    out = Path(args.out) if args.out else Path("results") / case.name
+    if args.checkpoint_every <= 0 or args.checkpoint_every != args.checkpoint_every:
+        raise InputError(f"--checkpoint-every must be > 0 s, got {args.checkpoint_every}")
+    partial = None
+    if args.resume is not None:
+        case, system, params, options, partial = _resumed(args)
+        out = Path(args.resume)
+    else:
+        case = get_case(args.case)
+        system, params = case.build(_pairs(args.set, "--set"))
+        options = _options(args, case)
+        out = Path(args.out) if args.out else Path("results") / case.name
     overlay = _overlay(args.overlay)  # read before the run: a bad path fails fast
     meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv)}
+
+    # `kill PID` or Ctrl-C: finish the current step, then stop and write what was computed
+    # (raising from the handler could land inside CasADi or between two history rows); a second
+    # signal aborts at once
+    stopped: list[int] = []
+
+    def request_stop(signum, frame):
+        if stopped:
+            raise KeyboardInterrupt
+        stopped.append(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, request_stop)
     try:
-        result = simulate(system, options, progress=not args.quiet, meta=meta)
+        result = simulate(
+            system,
+            options,
+            progress=not args.quiet,
+            meta=meta,
+            checkpoint=lambda r: r.save(out),
+            checkpoint_every=args.checkpoint_every,
+            resume=partial,
+            stop=lambda: bool(stopped),
+        )
     except SolverFailure as err:
         if err.partial is not None:
             _write(err.partial, out, not args.no_plot, overlay)
+        if err.partial is not None and err.partial.meta.get("message") == "interrupted":
+            print(
+                f"nlpmbd: interrupted at t = {err.partial.t[-1]:.6g} s; partial results in "
+                f"{out}; continue with: nlpmbd run {case.name} --resume {out}",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
         print(f"nlpmbd: solver failure: {err}; partial results in {out}", file=sys.stderr)
         return EXIT_SOLVER
     _write(result, out, not args.no_plot, overlay)
@@ -256,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "study":
             return _cmd_study(args)
+        if args.command == "bench":
+            from . import bench
+
+            return bench.run(args)
         return _cmd_plot(args)
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)
@@ -267,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         print(f"nlpmbd: interrupted after {time.perf_counter() - tic:.1f} s", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,7 @@ from .qp_step import QPStep, chunk_function, chunk_layout
 
 #: Steps per chunk: long enough that the call overhead (~50 us) is small against the steps
 #: (5-15 us each), short enough that little work is thrown away after a failed step.
-CHUNK_STEPS = 256
+CHUNK_STEPS = 128
 #: codegen = "auto" compiles runs of at least this many steps (compilation takes ~1 s and is
 #: cached; it pays for itself after ~50000 steps even without the cache).
 CODEGEN_MIN_STEPS = 20000
@@ -35,6 +35,33 @@ class ChunkRows:
     discarded: int  # steps computed after the first failed one, thrown away
 
 
+class _Buffered:
+    """A chunk Function evaluated in place on NumPy arrays (CasADi's Function.buffer): no
+    conversion of its outputs to DM and back, which costs as much as the steps themselves.
+    CasADi stores matrices column by column, so the (rows x n) record of a chunk is read as an
+    (n x rows) C array: one row per step."""
+
+    def __init__(self, f, n: int) -> None:
+        self.x0 = np.zeros(f.size1_in(0))
+        self.h = np.zeros(n)
+        self.states = np.zeros((n, f.size1_out(0)))
+        self.record = np.zeros((n, f.size1_out(1)))
+        self.buffer, self._eval = f.buffer()
+        for k, a in enumerate((self.x0, self.h)):
+            self.buffer.set_arg(k, memoryview(a))
+        for k, a in enumerate((self.states, self.record)):
+            self.buffer.set_res(k, memoryview(a))
+
+    def __call__(self, X: np.ndarray, h: np.ndarray) -> bool:
+        self.x0[:] = X
+        self.h[:] = h
+        try:
+            self._eval()
+        except RuntimeError:
+            return False
+        return self.buffer.ret() == 0
+
+
 class ChunkRunner:
     def __init__(self, step: QPStep, n_steps: int, codegen: str, n: int = CHUNK_STEPS) -> None:
         self.step, self.n = step, n
@@ -43,44 +70,44 @@ class ChunkRunner:
         self.rows = {
             k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
         }
-        self.vm = chunk_function(step, n)
-        self.function, self.codegen = self.vm, "off"
+        vm = chunk_function(step, n)
+        self.codegen = "off"
+        function = vm
         if codegen == "on" or (codegen == "auto" and n_steps >= CODEGEN_MIN_STEPS):
-            self.function, self.codegen = compile_function(self.vm)
+            function, self.codegen = compile_function(vm)
+        self.vm = _Buffered(vm, n)
+        self.function = self.vm if function is vm else _Buffered(function, n)
         self.vm_reruns = 0
 
     def run(self, X: np.ndarray, h: np.ndarray) -> ChunkRows:
         """Evaluate steps of sizes h (at most n) from state X = [t; q; v]."""
         m = len(h)
-        row = np.zeros((1, self.n))
-        row[0, :m] = h
+        row = np.zeros(self.n)
+        row[:m] = h
         tic = time.perf_counter()
-        try:
-            Xs, R = self.function(X, row)
-        except RuntimeError:
+        used = self.function
+        if not used(X, row):
             # a compiled QP that could not be made non-fatal (codegen.py), or a QP that CasADi
             # rejects outright (NaN bounds): the VM, else hand the first step to Python
             self.vm_reruns += 1
-            try:
-                Xs, R = self.vm(X, row)
-            except RuntimeError:
+            used = self.vm
+            if not used(X, row):
                 return ChunkRows(0, {}, {}, discarded=0)
         elapsed = time.perf_counter() - tic
-        Xs, R = np.asarray(Xs)[:, :m], np.asarray(R)[:, :m]
+        Xs, R = used.states[:m], used.record[:m]
         r = self.rows
-        good = (R[r["qp_ok"]][0] > 0.5) & (R[r["projection_ok"]][0] > 0.5)
+        good = (R[:, r["qp_ok"]][:, 0] > 0.5) & (R[:, r["projection_ok"]][:, 0] > 0.5)
         bad = np.flatnonzero(~good)
         k = int(bad[0]) if bad.size else m
         model = self.step.model
         M, J = model.n_gap, model.n_joints
 
-        def cols(name):
-            return R[r[name], :k].T
+        def cols(name):  # a copy: the buffers are overwritten by the next chunk
+            return R[:k, r[name]].copy()
 
         lam = cols("lam")
-        directions = cols("directions").reshape(k, M, 3)
         points = {
-            "t": Xs[0, :k],
+            "t": Xs[:k, 0].copy(),
             "q": cols("q"),
             "v": cols("v"),
             "lam": lam,
@@ -88,7 +115,7 @@ class ChunkRunner:
             "gap": cols("gap"),
             "eq_residual": cols("eq_residual")[:, 0],
             "energy": cols("energy"),
-            "contact_force": lam[:, :, None] * directions,
+            "contact_force": lam[:, :, None] * cols("directions").reshape(k, M, 3),
             "contact_point": cols("points").reshape(k, M, 3),
             "joint_force": cols("joint_force").reshape(k, J, 3),
         }

@@ -12,6 +12,17 @@ from .results import ARRAYS, SimulationResult
 from .step_problem import StepSolution
 
 _INTS = {"iterations", "status"}
+#: Step arrays in the order of History.add_step's tuple.
+_STEP_ROWS = (
+    "h",
+    "eom_residual",
+    "norm_residual",
+    "comp_residual",
+    "iterations",
+    "solve_time",
+    "status",
+    "gap_uncorrected",
+)
 #: Time points collected before they are passed through model.report in one mapped call.
 FLUSH_POINTS = 1000
 
@@ -36,11 +47,7 @@ class History:
         }
         self.blocks: dict[str, list[np.ndarray]] = {name: [] for name in ARRAYS}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
-
-    def _add(self, name: str, row) -> None:
-        self.blocks[name].append(
-            np.reshape(np.asarray(row, dtype=float), (1, *self.tail.get(name, ())))
-        )
+        self.pending_steps: list[tuple] = []
 
     def add_point(self, t: float, q, v, lam, lam_eq) -> None:
         """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it.
@@ -84,22 +91,40 @@ class History:
     def add_step(
         self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
     ) -> None:
-        for name, row in (
-            ("h", sol.h),
-            ("eom_residual", sol.eom_residual),
-            ("norm_residual", sol.norm_drift),
-            ("comp_residual", sol.comp_residual),
-            ("iterations", iters),
-            ("solve_time", spent),
-            ("status", status),
-            ("gap_uncorrected", gap_uncorrected),
-        ):
-            self._add(name, row)
+        """Step rows (n kind), buffered like the time points (one small array per step and
+        array would cost ~100 bytes of object overhead each, more than the data)."""
+        self.pending_steps.append(
+            (
+                sol.h,
+                sol.eom_residual,
+                sol.norm_drift,
+                sol.comp_residual,
+                iters,
+                spent,
+                status,
+                gap_uncorrected,
+            )
+        )
+        if len(self.pending_steps) >= FLUSH_POINTS:
+            self._flush_steps()
+
+    def _flush_steps(self) -> None:
+        if self.pending_steps:
+            columns = np.array(self.pending_steps, dtype=float).T
+            self.pending_steps = []
+            self.extend(**dict(zip(_STEP_ROWS, columns, strict=True)))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held in the stacked blocks (the result's own data)."""
+        return sum(a.nbytes for blocks in self.blocks.values() for a in blocks)
 
     def extend(self, **arrays: np.ndarray) -> None:
         """Append k rows to each named array at once (each array has k rows)."""
         if self.pending and "t" in arrays:
             self._flush()  # keep the time points in order
+        if self.pending_steps and "h" in arrays:
+            self._flush_steps()
         for name, rows in arrays.items():
             k = np.shape(rows)[0]
             self.blocks[name].append(
@@ -108,6 +133,7 @@ class History:
 
     def result(self, meta: dict[str, Any]) -> SimulationResult:
         self._flush()
+        self._flush_steps()
         arrays = {}
         for name, blocks in self.blocks.items():
             shape = (0, *self.tail.get(name, ()))

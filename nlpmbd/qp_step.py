@@ -38,6 +38,8 @@ _QP_OPTIONS = {
 #: Fraction of a clearance above which the second-order term's step is solved again without it
 #: (the NLP path's stepper.CURVATURE_GUARD).
 CURVATURE_GUARD = 0.1
+#: The QP plugin tried when the chosen one fails a step (before the NLP).
+BACKUP_QP = "qpoases"
 #: Largest EoM residual (N) accepted from a QP step; QP multipliers are divided by h.
 QP_EOM_TOL = 1e-7
 
@@ -60,6 +62,7 @@ class QPStep:
     ) -> None:
         """`fallback`: a callable returning a StepProblem; `solve` hands a failed QP to it."""
         self._fallback, self._nlp, self.nlp_fallbacks = fallback, None, 0
+        self._backup, self.backup_solves = None, 0
         self.model, self.options = model, options
         self.gap_scales = list(gap_scales)
         N, nc = model.n_bodies, model.n_gap
@@ -74,7 +77,7 @@ class QPStep:
         self.step = self._step_function(t, q, v, h)
 
     # ---- one QP ------------------------------------------------------------------------
-    def _attempt_function(self, t, q, v, h, use_curv) -> ca.Function:
+    def _attempt_function(self, t, q, v, h, use_curv, plugin: str | None = None) -> ca.Function:
         m, o = self.model, self.options
         N, nc, ne = m.n_bodies, m.n_gap, m.n_eq
         M = ca.DM(m.M)
@@ -91,7 +94,8 @@ class QPStep:
         A = ca.vertcat(Phi_eq_v, Phi_v)
         lba = ca.vertcat(eq_rhs, -ca.inf * ca.DM.ones(nc))
         uba = ca.vertcat(eq_rhs, -phi / h)
-        qp = qp_solver("step_qp", o.qp_solver, M.sparsity(), ca.Sparsity.dense(ne + nc, 6 * N))
+        plugin = plugin or o.qp_solver
+        qp = qp_solver("step_qp", plugin, M.sparsity(), ca.Sparsity.dense(ne + nc, 6 * N))
         sol = qp(h=M, g=-M @ v_free, a=ca.densify(A), lba=lba, uba=uba)
         v_new, mult = sol["x"], sol["lam_a"] / h
         lam_eq, lam = mult[:ne], mult[ne:]
@@ -131,11 +135,12 @@ class QPStep:
     # ---- a whole step ------------------------------------------------------------------
     def _step_function(self, t, q, v, h) -> ca.Function:
         """attempt with the second-order term, the guard (solved again without the term if it
-        still penetrates by more than CURVATURE_GUARD of a clearance; the step that penetrates
-        less is kept), then the gap projection, as in the NLP path. Outputs the raw q (before
-        projection) too, and flags qp_ok (the QP step passed its KKT checks) and projection_ok
-        (the Gauss-Newton projection converged): steps that fail either are redone by the
-        Python loop (the NLP with its retries, or GapProjection's IPOPT fallback)."""
+        still penetrates by more than CURVATURE_GUARD of a clearance, or failed its checks; the
+        step that passes and penetrates less is kept), then the gap projection, as in the NLP
+        path. Outputs the raw q (before projection) too, and flags qp_ok (the QP step passed
+        its KKT checks) and projection_ok (the Gauss-Newton projection converged): steps that
+        fail either are redone by the Python loop (the QP by qpOASES, then the NLP with its
+        retries; or GapProjection's IPOPT fallback)."""
         m = self.model
         first = self.attempt.call([t, q, v, h, 1.0 if self.uses_curvature else 0.0])
         out, n_qp = list(first), ca.MX(1)
@@ -144,9 +149,10 @@ class QPStep:
             # QP runs only when the guard fires (MX if_else with short-circuit costs ~50x more)
             outs = [ca.MX.sym(f"o{k}", a.sparsity()) for k, a in enumerate(first)]
             plain = self.attempt.call([t, q, v, h, 0.0])
-            better = (plain[7] > 0) * (
-                self.penetration_fraction(plain[0]) < self.penetration_fraction(outs[0])
-            )
+            # the re-solve is kept if it passes its checks and the first failed them or
+            # penetrates more (the NLP path's guard and the last rung of its retry ladder)
+            less = self.penetration_fraction(plain[0]) < self.penetration_fraction(outs[0])
+            better = (plain[7] > 0) * ca.logic_or(outs[7] == 0, less)
             chosen = [ca.if_else(better, b, a) for a, b in zip(outs, plain, strict=True)]
             # a worse re-solve leaves the first step (and its ok flag) in place
             guard = ca.Function.if_else(
@@ -154,7 +160,7 @@ class QPStep:
                 ca.Function("resolve", [t, q, v, h, *outs], chosen),
                 ca.Function("keep", [t, q, v, h, *outs], outs),
             )
-            redo = self.penetration_fraction(first[0]) > CURVATURE_GUARD
+            redo = ca.logic_or(self.penetration_fraction(first[0]) > CURVATURE_GUARD, first[7] == 0)
             out = guard.call([redo, t, q, v, h, *first])
             n_qp = n_qp + redo
         q_raw = out[0]
@@ -197,13 +203,17 @@ class QPStep:
         """One QP step at h = h_hi (the QP has no h to choose; h_lo is not used)."""
         tic = time.perf_counter()
         use = 1.0 if (curvature and self.uses_curvature) else 0.0
-        try:
-            out = self.attempt(t, qm, vm, h_hi, use)
-            ok = bool(float(out[7]))
-        except RuntimeError:  # CasADi rejects the QP outright (e.g. NaN bounds)
-            m, nan = self.model, np.nan
-            lam, lam_eq = np.full(m.n_gap, nan), np.full(m.n_eq, nan)
-            out, ok = [qm * nan, vm * nan, lam, lam_eq, nan, nan, nan, 0.0], False
+        out, ok = self._try(self.attempt, t, qm, vm, h_hi, use)
+        if not ok and self._fallback is not None and self.options.qp_solver != BACKUP_QP:
+            # qrqp can stop at a wrong active set when two contacts close at once; the same
+            # QP by qpOASES (built on first use) usually solves it
+            if self._backup is None:
+                sym = [ca.MX.sym(n, k) for n, k in (("t", 1), ("q", qm.size), ("v", vm.size))]
+                self._backup = self._attempt_function(
+                    *sym, ca.MX.sym("h"), ca.MX.sym("use"), plugin=BACKUP_QP
+                )
+            out, ok = self._try(self._backup, t, qm, vm, h_hi, use)
+            self.backup_solves += 1
         elapsed = time.perf_counter() - tic
         q, v, lam, lam_eq = (np.asarray(a, dtype=float).ravel() for a in out[:4])
         if not ok and self._fallback is not None:
@@ -231,6 +241,15 @@ class QPStep:
             lam_x=np.zeros(0),
             lam_g=np.zeros(0),
         )
+
+    def _try(self, attempt: ca.Function, t, qm, vm, h, use) -> tuple[list, bool]:
+        try:
+            out = attempt(t, qm, vm, h, use)
+            return out, bool(float(out[7]))
+        except RuntimeError:  # CasADi rejects the QP outright (e.g. NaN bounds)
+            m, nan = self.model, np.nan
+            lam, lam_eq = np.full(m.n_gap, nan), np.full(m.n_eq, nan)
+            return [qm * nan, vm * nan, lam, lam_eq, nan, nan, nan, 0.0], False
 
 
 def _update(q, v, h, renormalize: bool):

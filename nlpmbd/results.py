@@ -41,6 +41,8 @@ ARRAYS: dict[str, str] = {
     "gap_uncorrected": "n",
 }
 FORMAT_VERSION = 1
+#: Name of the copy of meta.json stored inside result.npz (a 0-d string array).
+_EMBEDDED_META = "meta_json"
 
 
 @dataclass
@@ -155,9 +157,13 @@ class SimulationResult:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         arrays = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "meta"}
-        _atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **arrays))
         meta = dict(self.meta, format_version=FORMAT_VERSION, summary=self.summary())
         text = json.dumps(meta, indent=2, sort_keys=True, default=_json_default)
+        # result.npz carries its own copy of the metadata: each file is replaced atomically, but
+        # a process killed between the two writes leaves a new npz beside an old meta.json;
+        # `load` then takes the copy that belongs to the arrays
+        arrays[_EMBEDDED_META] = np.array(text)
+        _atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **arrays))
         _atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
         return d
 
@@ -177,10 +183,13 @@ class SimulationResult:
         try:
             with np.load(npz, allow_pickle=False) as data:
                 arrays = {name: np.asarray(data[name]) for name in ARRAYS}
+                embedded = str(data[_EMBEDDED_META]) if _EMBEDDED_META in data.files else None
         except KeyError as err:
             raise InputError(f"result.npz in {str(d)!r} lacks array {err}") from None
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
             raise InputError(f"result.npz in {str(d)!r} is unreadable ({err})") from None
+        if embedded is not None and embedded != meta_path.read_text():
+            meta = _newer_meta(meta, embedded, d)
         n = arrays["h"].shape[0]
         for name, dim in ARRAYS.items():
             want = n + 1 if dim == "n+1" else n
@@ -229,6 +238,36 @@ class SimulationResult:
         if arrays["energy"].ndim != 2 or arrays["energy"].shape[1] != 3:
             raise InputError(f"result.npz in {str(d)!r}: energy must have 3 columns")
         return cls(**arrays, meta=meta)
+
+
+def _newer_meta(meta: dict, embedded: str, d: Path) -> dict:
+    """meta.json differs from the copy inside result.npz. That is expected only when a process
+    was killed between the two writes of a checkpoint (meta.json then belongs to an earlier
+    checkpoint of the same run): use the copy that belongs to the arrays. Anything else means
+    meta.json was edited or comes from another run."""
+    try:
+        inner = json.loads(embedded)
+    except ValueError as err:
+        raise InputError(f"result.npz in {str(d)!r}: bad embedded metadata ({err})") from None
+    if not isinstance(inner, dict):
+        raise InputError(f"result.npz in {str(d)!r}: embedded metadata is not a JSON object")
+
+    def steps(m: dict) -> int:
+        summary = m.get("summary")
+        return summary.get("steps", -1) if isinstance(summary, dict) else -1
+
+    earlier = (
+        meta.get("completed") is False
+        and meta.get("command") == inner.get("command")
+        and meta.get("options") == inner.get("options")
+        and 0 <= steps(meta) < steps(inner)
+    )
+    if not earlier:
+        raise InputError(
+            f"meta.json in {str(d)!r} does not match the metadata stored in result.npz "
+            "(edited, or from another run)"
+        )
+    return inner
 
 
 def _atomic_write(path: Path, write) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import restore, resume_state
 from .errors import InputError, SolverFailure
 from .fast_loop import ChunkRunner, state_of
 from .history import History
@@ -19,6 +20,19 @@ from .qp_step import QPStep
 from .results import SimulationResult
 from .step_problem import StepProblem, StepSolution
 from .system import System
+
+#: Counters of a run recorded in meta.json (carried over when a run is resumed).
+COUNTERS = (
+    "projection_failures",
+    "curvature_fallbacks",
+    "controller_rejections",
+    "chunk_steps",
+    "chunk_steps_discarded",
+    "projection_nlp_solves",
+    "predicted_steps",
+    "qp_fallback_steps",
+    "qp_backup_solves",
+)
 
 #: A joint may be violated by at most this much at t = 0 (m or rad).
 ASSEMBLY_TOL = 1e-6
@@ -204,6 +218,10 @@ def simulate(
     progress: bool = False,
     meta: dict[str, Any] | None = None,
     on_step: Callable[[int, float], None] | None = None,
+    checkpoint: Callable[[SimulationResult], None] | None = None,
+    checkpoint_every: float = 60.0,
+    resume: SimulationResult | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SimulationResult:
     """Simulate `system` from its initial state to options.t_end.
 
@@ -224,6 +242,14 @@ def simulate(
     options.solver = "qp" with a fixed step runs the fast path (fast_loop.py): chunks of
     steps evaluated by one CasADi Function, a step that fails its checks taken again here.
     `on_step(step, t)` is then called once per chunk instead of once per step.
+
+    `checkpoint(partial)` is called with the partial result (completed false, plus the state to
+    resume from, see checkpoint.py) whenever `checkpoint_every` seconds of wall time have passed
+    since the last one; `resume` (such a partial result, for the same system and options)
+    continues a run from where it stopped, with the same arrays as an uninterrupted run.
+    `stop()` is asked after every step (or chunk); True ends the run as an interruption
+    (SolverFailure "interrupted" with the partial result), between steps, so the partial result
+    is always consistent (a signal handler should set a flag for it rather than raise).
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
@@ -250,36 +276,57 @@ def simulate(
     )
     t = 0.0
     hist = History(m)
-    hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
-    count = dict.fromkeys(
-        (
-            "projection_failures",
-            "curvature_fallbacks",
-            "controller_rejections",
-            "chunk_steps",
-            "chunk_steps_discarded",
-        ),
-        0,
-    )
+    count = dict.fromkeys(COUNTERS, 0)
     controller = None
     if options.step_control == "controller":
         controller = StepController(options, m.M, float(np.sum(m.masses)))
     h_next = controller.first() if controller else options.h_max
     runner = None
+    warm: StepSolution | None = None
+    step = 0
+    earlier = dict.fromkeys(COUNTERS, 0)  # counters of the run a resumed one continues
+    if resume is None:
+        hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
+    else:
+        arrays, warm, h_next, previous = restore(resume, system, options)
+        earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
+        hist.extend(**arrays)
+        t, q, v = float(arrays["t"][-1]), arrays["q"][-1].copy(), arrays["v"][-1].copy()
+        step = resume.n_steps
 
-    def finish(completed: bool, message: str) -> SimulationResult:
-        info.update(
-            completed=completed,
-            message=message,
-            **count,
+    def counters() -> dict[str, int]:
+        now = dict(
+            count,
             projection_nlp_solves=problem.projection.nlp_solves if problem.projection else 0,
             predicted_steps=getattr(problem, "predicted_steps", 0),
             qp_fallback_steps=getattr(problem, "nlp_fallbacks", 0),
+            qp_backup_solves=getattr(problem, "backup_solves", 0),
+        )
+        return {k: int(now[k]) + earlier[k] for k in COUNTERS}
+
+    def finish(completed: bool, message: str) -> SimulationResult:
+        totals = counters()
+        info.update(
+            completed=completed,
+            message=message,
+            **totals,
             codegen=runner.codegen if runner else "off",
             setup_time=setup_time,
             wall_time=time.perf_counter() - wall0,
+            resumed=resume is not None,
         )
-        return hist.result(info)
+        info.pop("resume", None)
+        if not completed:
+            info["resume"] = resume_state(warm, h_next, totals, step)
+        return hist.result(dict(info))
+
+    last_checkpoint = time.perf_counter()
+
+    def maybe_checkpoint() -> None:
+        nonlocal last_checkpoint
+        if checkpoint is not None and time.perf_counter() - last_checkpoint >= checkpoint_every:
+            checkpoint(finish(False, "checkpoint"))
+            last_checkpoint = time.perf_counter()
 
     bar = None
     if progress:
@@ -290,9 +337,8 @@ def simulate(
             unit="s",
             mininterval=0.5,
             bar_format="{l_bar}{bar}| {n:.3f}/{total:.3f} s [{elapsed}<{remaining}]",
+            initial=t,
         )
-    warm: StepSolution | None = None
-    step = 0
 
     def take(sol: StepSolution, status: int, iters: int, spent: float) -> None:
         """Record a step solved in Python: update, gap projection, history."""
@@ -369,12 +415,18 @@ def simulate(
                     i += 1
                 if on_step is not None:
                     on_step(step, t)
+                maybe_checkpoint()
+                if stop is not None and stop():
+                    raise KeyboardInterrupt
         else:
             eps = 1e-6 * options.h_min  # no sliver of a last step from round-off
             while t < options.t_end - eps:
                 python_step()
                 if on_step is not None:
                     on_step(step, t)
+                maybe_checkpoint()
+                if stop is not None and stop():
+                    raise KeyboardInterrupt
     except SolverFailure as err:
         err.partial = finish(False, str(err))
         raise
