@@ -5,18 +5,19 @@ from __future__ import annotations
 import casadi as ca
 
 from nlpmbd.bodies import Body
-from nlpmbd.joint import Joint
 
-from .frames import AxisFrame
+from .frames import AxisFrame, FramedJoint
 
 
-class CylindricalJoint(Joint):
+class CylindricalJoint(FramedJoint):
     """Sliding pin: the child may rotate about and translate along a common axis.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0. Four equalities: the
     child's axis stays perpendicular to the parent's axis-normal pair a, b (2, dimensionless), and
     the child's joint point stays on the parent's axis, d . a = d . b = 0 (2, metres).
     """
+
+    REDUNDANT_WHEN = "line"
 
     def __init__(self, name: str, parent: Body, child: Body, point, axis=(0.0, 0.0, 1.0)) -> None:
         super().__init__(name, parent, child)

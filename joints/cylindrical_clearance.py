@@ -8,7 +8,7 @@ import numpy as np
 from nlpmbd.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
-from nlpmbd.validation import finite_array, finite_scalar, unit_vector
+from nlpmbd.validation import finite_array, finite_scalar, short_repr, unit_vector
 
 #: Smoothing length of the radial distance, as a fraction of the radial clearance c.
 EPS_FRACTION = 1e-3
@@ -68,8 +68,8 @@ class CylindricalClearance(Joint):
                 f"{name}.hole_radius must be > pin_radius = {self.pin_radius}, "
                 f"got {self.hole_radius}"
             )
-        if ends_on not in ("pin", "hole"):
-            raise InputError(f"{name}.ends_on must be 'pin' or 'hole', got {ends_on!r}")
+        if not isinstance(ends_on, str) or ends_on not in ("pin", "hole"):
+            raise InputError(f"{name}.ends_on must be 'pin' or 'hole', got {short_repr(ends_on)}")
         self.ends_on = ends_on
         self.clearance = self.hole_radius - self.pin_radius
         self.eps = EPS_FRACTION * self.clearance

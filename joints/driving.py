@@ -9,22 +9,48 @@ import numpy as np
 
 from nlpmbd.bodies import Body
 from nlpmbd.errors import InputError
-from nlpmbd.joint import Joint
+from nlpmbd.validation import short_repr
 
-from .frames import AxisFrame
+from .frames import AxisFrame, FramedJoint
 
 TimeFunction = Callable[[ca.SX], ca.SX]
 
 
 def _check(name: str, fn: object) -> None:
+    """`fn` must map a CasADi symbol t to a scalar expression that is finite at t = 0."""
     if not callable(fn):
-        raise InputError(f"{name}.motion must be a callable f(t), got {fn!r}")
-    probe = fn(ca.SX.sym("t"))
-    if not isinstance(probe, (ca.SX, float, int, np.floating)) or ca.SX(probe).numel() != 1:
-        raise InputError(f"{name}.motion must return a scalar, got {probe!r}")
+        raise InputError(f"{name}.motion must be a callable f(t), got {short_repr(fn)}")
+    t = ca.SX.sym("t")
+    try:
+        probe = fn(t)
+    except Exception as err:  # the user's function failed: report it on one line
+        reason = (str(err).strip().splitlines() or [""])[-1]
+        raise InputError(
+            f"{name}.motion must be a function f(t) of one CasADi symbol; calling it raised "
+            f"{type(err).__name__}: {reason}"
+        ) from None
+    if (
+        isinstance(probe, bool)
+        or not isinstance(probe, (ca.SX, float, int, np.floating, np.integer))
+        or ca.SX(probe).numel() != 1
+    ):
+        raise InputError(f"{name}.motion must return a scalar, got {short_repr(probe)}")
+    try:
+        at_start = float(ca.Function("motion", [t], [ca.SX(probe)])(0.0))
+    except Exception as err:  # e.g. symbols of its own besides t
+        reason = (str(err).strip().splitlines() or [""])[-1]
+        raise InputError(
+            f"{name}.motion must depend on t only; evaluating it raised {type(err).__name__}: "
+            f"{reason}"
+        ) from None
+    if not np.isfinite(at_start):
+        raise InputError(
+            f"{name}.motion must be finite at t = 0, got {at_start} "
+            "(use CasADi functions such as ca.sin, not math.sin)"
+        )
 
 
-class DrivingAngle(Joint):
+class DrivingAngle(FramedJoint):
     """Prescribes the rotation angle theta(t) of the child relative to the parent about `axis`.
 
     theta is measured from the relative orientation at t = 0, right-handed about the global
@@ -42,6 +68,8 @@ class DrivingAngle(Joint):
     (e.g. a revolute joint with the same axis). Multiplier: a moment about u, N m; the drive
     applies -lambda about u to the child (and +lambda to the parent) when theta = f.
     """
+
+    REDUNDANT_WHEN = "axis"
 
     def __init__(
         self, name: str, parent: Body, child: Body, motion: TimeFunction, axis=(0.0, 0.0, 1.0)
@@ -64,12 +92,14 @@ class DrivingAngle(Joint):
         return [ca.dot(a_c, ca.cos(th) * b_p - ca.sin(th) * a_p)]
 
 
-class DrivingCoordinate(Joint):
+class DrivingCoordinate(FramedJoint):
     """Prescribes the distance of the child's point from the parent's point along `axis`.
 
     Geometry: `point` (global, t = 0) is attached to both bodies; `axis` is fixed in the parent.
     One equality (P_c - P_p) . u_p - f(t) = 0 in metres, f(0) should be 0. Multiplier: N.
     """
+
+    REDUNDANT_WHEN = "point+axis"
 
     def __init__(
         self,

@@ -6,19 +6,20 @@ import casadi as ca
 import numpy as np
 
 from nlpmbd.bodies import Body
-from nlpmbd.joint import Joint
 from nlpmbd.validation import finite_array
 
-from .frames import AxisFrame
+from .frames import AxisFrame, FramedJoint
 
 
-class FixedJoint(Joint):
+class FixedJoint(FramedJoint):
     """Weld: no relative motion. `point` is a global point at t = 0 (m).
 
     Six equalities: the joint points coincide (3, metres) and the relative orientation stays as
     at t = 0, x_c . y_p = y_c . z_p = z_c . x_p = 0 for the global triad frozen into both bodies
     (3, dimensionless).
     """
+
+    REDUNDANT_WHEN = "always"
 
     def __init__(self, name: str, parent: Body, child: Body, point) -> None:
         super().__init__(name, parent, child)

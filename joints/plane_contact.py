@@ -8,7 +8,9 @@ import numpy as np
 from nlpmbd.bodies import GROUND, RigidBody
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
-from nlpmbd.validation import finite_array, unit_vector
+from nlpmbd.validation import finite_array, short_repr, unit_vector, vector_norm
+
+from .frames import COINCIDENT_TOL
 
 
 class PlaneContact(Joint):
@@ -18,7 +20,8 @@ class PlaneContact(Joint):
     through the global point `plane_point` with unit `normal` pointing to the allowed side.
     One gap per point, Phi_j = -(r + A s'_j - plane_point) . normal (m): negative while the
     point is above the plane, positive = penetration (FORMULATION.md section 3 convention).
-    The contact force lambda_j >= 0 acts along `normal` at the point.
+    The contact force lambda_j >= 0 acts along `normal` at the point. The points must be
+    distinct: two contacts at one point would give redundant gaps.
     """
 
     def __init__(
@@ -29,11 +32,29 @@ class PlaneContact(Joint):
         plane_point=(0.0, 0.0, 0.0),
         normal=(0.0, 1.0, 0.0),
     ) -> None:
+        if not isinstance(body, RigidBody):
+            raise InputError(f"{name}.body must be a RigidBody, got {short_repr(body)}")
         super().__init__(name, GROUND, body)
-        pts = np.asarray(points, dtype=float)
+        bad = InputError(f"{name}.points must be a non-empty list of 3-vectors (body frame, m)")
+        try:
+            raw = np.asarray(points)
+            if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
+                raise bad
+            pts = raw.astype(float)
+        except (TypeError, ValueError, OverflowError):
+            raise bad from None
         if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0:
-            raise InputError(f"{name}.points must be a non-empty list of 3-vectors")
+            raise bad
         self.points = [finite_array(f"{name}.points[{k}]", p, (3,)) for k, p in enumerate(pts)]
+        # two contacts at one point give identical gap rows: redundant, the NLP cannot solve it
+        scale = max(1.0, *(vector_norm(p) for p in self.points))
+        for k, p in enumerate(self.points):
+            for j in range(k):
+                if vector_norm(p / scale - self.points[j] / scale) <= COINCIDENT_TOL:
+                    raise InputError(
+                        f"{name}.points must be distinct, but points {j} and {k} coincide "
+                        f"at {p.tolist()}"
+                    )
         self.plane_point = finite_array(f"{name}.plane_point", plane_point, (3,))
         self.normal = unit_vector(f"{name}.normal", normal)
 

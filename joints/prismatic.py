@@ -17,6 +17,8 @@ class PrismaticJoint(CylindricalJoint):
     vector a_c stays perpendicular to the parent's second one b_p (dimensionless).
     """
 
+    REDUNDANT_WHEN = "axis"
+
     def __init__(self, name: str, parent: Body, child: Body, point, axis=(0.0, 0.0, 1.0)) -> None:
         super().__init__(name, parent, child, point, axis)
 

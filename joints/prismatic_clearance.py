@@ -17,17 +17,23 @@ FACES = (("front", -0.5), ("back", 0.5))
 
 def _polygon(name: str, vertices) -> tuple[np.ndarray, float]:
     """Checked (N, 2) convex polygon and its orientation (+1 counter-clockwise, -1 clockwise)."""
+    bad = InputError(f"{name}.vertices must be an (N, 2) array of numbers")
     try:
-        V = np.asarray(vertices, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}.vertices must be an (N, 2) array of numbers") from None
+        raw = np.asarray(vertices)
+        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
+            raise bad
+        V = raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
     if V.ndim != 2 or V.shape[1] != 2 or V.shape[0] < 3:
         raise InputError(f"{name}.vertices must have shape (N, 2) with N >= 3, got {V.shape}")
     if not np.all(np.isfinite(V)):
         raise InputError(f"{name}.vertices must be finite")
-    edges = np.roll(V, -1, axis=0) - V  # edge k: vertex k -> vertex k + 1
+    size = float(np.max(np.abs(V)))
+    Vs = V / size if size > 0 else V  # the tests below are scale-free: no overflow
+    edges = np.roll(Vs, -1, axis=0) - Vs  # edge k: vertex k -> vertex k + 1
     lengths = np.linalg.norm(edges, axis=1)
-    scale = float(np.max(np.linalg.norm(V - V.mean(axis=0), axis=1)))
+    scale = float(np.max(np.linalg.norm(Vs - Vs.mean(axis=0), axis=1)))
     if scale == 0 or np.min(lengths) <= DEGENERATE_TOL * scale:
         k = int(np.argmin(lengths))
         raise InputError(
@@ -88,6 +94,7 @@ class PrismaticClearance(Joint):
         self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
         self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
         sx = finite_array(f"{name}.section_x", section_x, (3,))
+        sx = sx if np.max(np.abs(sx)) < 1e150 else sx / np.max(np.abs(sx))  # no overflow below
         e1 = sx - np.dot(sx, self.axis) * self.axis
         if np.linalg.norm(e1) <= DEGENERATE_TOL * max(np.linalg.norm(sx), 1e-300):
             raise InputError(
@@ -99,7 +106,8 @@ class PrismaticClearance(Joint):
         V, orientation = _polygon(name, vertices)
         self.vertices = V
         N = len(V)
-        edges = np.roll(V, -1, axis=0) - V
+        Vn = V if np.max(np.abs(V)) < 1e150 else V / np.max(np.abs(V))  # no overflow below
+        edges = np.roll(Vn, -1, axis=0) - Vn
         m = orientation * np.column_stack([edges[:, 1], -edges[:, 0]])
         m /= np.linalg.norm(m, axis=1, keepdims=True)
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import casadi as ca
 
 from nlpmbd.bodies import Body
-from nlpmbd.joint import Joint
 
-from .frames import AxisFrame
+from .frames import AxisFrame, FramedJoint
 
 
-class RevoluteJoint(Joint):
+class RevoluteJoint(FramedJoint):
     """Pin joint: a common point and a common axis, one rotational freedom about the axis.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0 (m, dimensionless).
@@ -18,6 +17,8 @@ class RevoluteJoint(Joint):
     perpendicular to the parent's two axis-normal vectors a, b (2, dimensionless):
     (A_c u'_c) . (A_p a'_p) = 0 and (A_c u'_c) . (A_p b'_p) = 0.
     """
+
+    REDUNDANT_WHEN = "line"
 
     def __init__(self, name: str, parent: Body, child: Body, point, axis=(0.0, 0.0, 1.0)) -> None:
         super().__init__(name, parent, child)

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from nlpmbd.bodies import Body
-from nlpmbd.joint import Joint
 from nlpmbd.validation import finite_array
 
-from .frames import AxisFrame
+from .frames import AxisFrame, FramedJoint
 
 
-class SphericalJoint(Joint):
+class SphericalJoint(FramedJoint):
     """Ball joint: the joint point of the child coincides with that of the parent.
 
     Geometry: `point` is the global joint centre at t = 0 (m). Three equalities
     (P_child - P_parent)_x,y,z = 0 in global axes, metres; the multipliers are the global
     components of the reaction on the child (N).
     """
+
+    REDUNDANT_WHEN = "point"
 
     def __init__(self, name: str, parent: Body, child: Body, point) -> None:
         super().__init__(name, parent, child)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .errors import InputError
 from .rotation import rotation_matrix
-from .validation import finite_array, finite_scalar, name_string
+from .validation import finite_array, finite_scalar, name_string, short_repr, vector_norm
 
 #: Tolerance on |p| - 1 for a user-given orientation (Euler parameters must be unit).
 UNIT_TOL = 1e-6
@@ -39,7 +39,7 @@ def _orientation(value: Any) -> np.ndarray:
         p = finite_array("orientation", value, (4,))
     if not np.all(np.isfinite(p)):
         raise InputError(f"orientation must be finite, got {p.tolist()}")
-    norm = float(np.linalg.norm(p))
+    norm = vector_norm(p)
     if abs(norm - 1.0) > UNIT_TOL:
         raise InputError(
             f"orientation must be unit Euler parameters (|p| = 1 within {UNIT_TOL}), "
@@ -51,22 +51,36 @@ def _orientation(value: Any) -> np.ndarray:
 def _inertia(value: Any) -> np.ndarray:
     """3x3 symmetric positive-definite inertia (or its principal moments) satisfying the
     triangle inequality J1 + J2 >= J3 that every physical rigid body obeys."""
-    a = np.asarray(value, dtype=float) if not isinstance(value, str) else None
-    if a is None or a.shape not in ((3,), (3, 3)):
-        raise InputError(f"inertia must be a 3x3 matrix or 3 principal moments, got {value!r}")
+    bad = InputError(
+        f"inertia must be a 3x3 matrix or 3 principal moments, got {short_repr(value)}"
+    )
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
+            raise bad
+        a = raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
+    if a.shape not in ((3,), (3, 3)):
+        raise bad
     if not np.all(np.isfinite(a)):
         raise InputError("inertia must be finite")
     J = np.diag(a) if a.shape == (3,) else a
-    scale = max(float(np.max(np.abs(J))), 1e-300)
-    if np.max(np.abs(J - J.T)) > 1e-9 * scale:
+    scale = float(np.max(np.abs(J)))
+    if scale == 0.0:
+        raise InputError("inertia must be positive definite, got all zeros")
+    if np.max(np.abs(J / scale - J.T / scale)) > 1e-9:
         raise InputError("inertia must be symmetric (J == J^T within 1e-9 relative)")
-    J = 0.5 * (J + J.T)
-    moments = np.linalg.eigvalsh(J)
+    J = 0.5 * (J + J.T) if scale < 1e307 else 0.5 * J + 0.5 * J.T  # J + J^T could overflow
+    if 1e-150 < scale < 1e150:
+        moments = np.linalg.eigvalsh(J)
+    else:  # in units of the largest entry: no overflow or underflow
+        moments = np.linalg.eigvalsh(J / scale) * scale
     if moments[0] <= 0:
         raise InputError(
             f"inertia must be positive definite, got principal moments {moments.tolist()}"
         )
-    if moments[0] + moments[1] < moments[2] * (1 - 1e-9):
+    if moments[0] / 2 + moments[1] / 2 < moments[2] / 2 * (1 - 1e-9):  # halves: no overflow
         raise InputError(
             f"inertia principal moments {moments.tolist()} violate J1 + J2 >= J3 (not a rigid body)"
         )

@@ -28,8 +28,8 @@ FLUSH_POINTS = 1000
 
 
 class History:
-    """Per-array lists of blocks of rows: one row per time point or step from the Python loop,
-    whole chunks of rows from the fast path (`extend`)."""
+    """Per-array growing buffers of rows: the Python loop's rows arrive in batches (`_flush`),
+    the fast path's a chunk at a time (`extend`)."""
 
     def __init__(self, model: SymbolicModel) -> None:
         N, M, E = model.n_bodies, model.n_gap, model.n_eq
@@ -45,7 +45,7 @@ class History:
             "contact_point": (M, 3),
             "joint_force": (model.n_joints, 3),
         }
-        self.blocks: dict[str, list[np.ndarray]] = {name: [] for name in ARRAYS}
+        self.arrays = {name: _Growing(self.tail.get(name, ())) for name in ARRAYS}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
 
@@ -116,8 +116,8 @@ class History:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held in the stacked blocks (the result's own data)."""
-        return sum(a.nbytes for blocks in self.blocks.values() for a in blocks)
+        """Bytes of the rows stored so far (the result's own data)."""
+        return sum(a.nbytes for a in self.arrays.values())
 
     def extend(self, **arrays: np.ndarray) -> None:
         """Append k rows to each named array at once (each array has k rows)."""
@@ -126,17 +126,41 @@ class History:
         if self.pending_steps and "h" in arrays:
             self._flush_steps()
         for name, rows in arrays.items():
-            k = np.shape(rows)[0]
-            self.blocks[name].append(
-                np.reshape(np.asarray(rows, dtype=float), (k, *self.tail.get(name, ())))
-            )
+            self.arrays[name].extend(rows)
 
     def result(self, meta: dict[str, Any]) -> SimulationResult:
         self._flush()
         self._flush_steps()
         arrays = {}
-        for name, blocks in self.blocks.items():
-            shape = (0, *self.tail.get(name, ()))
-            a = np.concatenate(blocks) if blocks else np.zeros(shape)
-            arrays[name] = a.astype(int) if name in _INTS else a
+        for name, growing in self.arrays.items():
+            a = growing.rows()
+            arrays[name] = a.astype(int) if name in _INTS else a.copy()
         return SimulationResult(**arrays, meta=meta)
+
+
+class _Growing:
+    """Rows of one array in a buffer whose capacity doubles: one allocation per doubling, no
+    per-row or per-block Python objects (which cost more than the data on long runs)."""
+
+    def __init__(self, tail: tuple[int, ...]) -> None:
+        self.tail = tail
+        self.buffer = np.empty((256, *tail))
+        self.n = 0
+
+    def extend(self, rows) -> None:
+        rows = np.asarray(rows, dtype=float)
+        k = rows.shape[0] if rows.ndim else 1
+        rows = rows.reshape((k, *self.tail))
+        if self.n + k > self.buffer.shape[0]:
+            bigger = np.empty((max(2 * self.buffer.shape[0], self.n + k), *self.tail))
+            bigger[: self.n] = self.buffer[: self.n]
+            self.buffer = bigger
+        self.buffer[self.n : self.n + k] = rows
+        self.n += k
+
+    def rows(self) -> np.ndarray:
+        return self.buffer[: self.n]
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows().nbytes

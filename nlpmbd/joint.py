@@ -15,7 +15,7 @@ import casadi as ca
 from .bodies import GROUND, Body, RigidBody
 from .errors import InputError
 from .pose import Poses
-from .validation import name_string
+from .validation import name_string, short_repr
 
 
 class Joint:
@@ -27,9 +27,13 @@ class Joint:
 
     def __init__(self, name: str, parent: Body, child: Body) -> None:
         self.name = name_string("joint name", name)
+        if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
+            raise InputError(f"joint name must not contain '.', got {name!r}")
         for role, body in (("parent", parent), ("child", child)):
             if body is not GROUND and not isinstance(body, RigidBody):
-                raise InputError(f"{name}.{role} must be a RigidBody or GROUND, got {body!r}")
+                raise InputError(
+                    f"{name}.{role} must be a RigidBody or GROUND, got {short_repr(body)}"
+                )
         if parent is child:
             raise InputError(f"{name}: parent and child must be different bodies")
         self.parent = parent
@@ -66,6 +70,12 @@ class Joint:
     def gap_scales(self) -> Sequence[float]:
         """Per gap, the clearance it closes (m), so penetration can be reported as a fraction."""
         return ()
+
+    def duplicates(self, other: Joint) -> str | None:
+        """Why `other` repeats this joint's constraints (e.g. the same kind of joint between the
+        same bodies at the same point), or None. System.add_joint rejects such a pair, whose
+        redundant constraints the per-step NLP cannot solve. The default: never."""
+        return None
 
     @property
     def n_eq(self) -> int:

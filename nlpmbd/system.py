@@ -10,7 +10,16 @@ from .bodies import GROUND, RigidBody
 from .errors import InputError
 from .forces import AppliedLoad, Force, Torque
 from .joint import Joint
-from .validation import finite_array
+from .validation import finite_array, short_repr
+
+
+def _iterable(name: str, items: object) -> list:
+    if isinstance(items, (str, bytes)):
+        raise InputError(f"{name} expects a list, got {short_repr(items)}")
+    try:
+        return list(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} expects a list, got {short_repr(items)}") from None
 
 
 class System:
@@ -29,19 +38,19 @@ class System:
     # --- declaration ------------------------------------------------------------------------
     def add_body(self, body: RigidBody) -> RigidBody:
         if not isinstance(body, RigidBody):
-            raise InputError(f"add_body expects a RigidBody, got {body!r}")
+            raise InputError(f"add_body expects a RigidBody, got {short_repr(body)}")
         if any(b.name == body.name for b in self.bodies):
             raise InputError(f"body name {body.name!r} is already used; names must be unique")
         self.bodies.append(body)
         return body
 
     def add_bodies(self, bodies: Iterable[RigidBody]) -> None:
-        for b in bodies:
+        for b in _iterable("add_bodies", bodies):
             self.add_body(b)
 
     def add_joint(self, joint: Joint) -> Joint:
         if not isinstance(joint, Joint):
-            raise InputError(f"add_joint expects a Joint, got {joint!r}")
+            raise InputError(f"add_joint expects a Joint, got {short_repr(joint)}")
         if any(j.name == joint.name for j in self.joints):
             raise InputError(f"joint name {joint.name!r} is already used; names must be unique")
         for b in joint.bodies:
@@ -49,16 +58,23 @@ class System:
                 raise InputError(
                     f"joint {joint.name!r} uses body {b.name!r} not added to the system"
                 )
+        for other in self.joints:
+            reason = joint.duplicates(other) or other.duplicates(joint)
+            if reason:
+                raise InputError(
+                    f"joint {joint.name!r} duplicates joint {other.name!r} ({reason}): "
+                    "its constraints would be redundant"
+                )
         self.joints.append(joint)
         return joint
 
     def add_joints(self, joints: Iterable[Joint]) -> None:
-        for j in joints:
+        for j in _iterable("add_joints", joints):
             self.add_joint(j)
 
     def add_load(self, load: AppliedLoad) -> AppliedLoad:
         if not isinstance(load, (Force, Torque)):
-            raise InputError(f"add_load expects a Force or Torque, got {load!r}")
+            raise InputError(f"add_load expects a Force or Torque, got {short_repr(load)}")
         if load.body not in self.bodies:
             raise InputError(
                 f"load {load.name!r} acts on body {load.body.name!r} not in the system"

@@ -9,6 +9,9 @@ import numpy as np
 
 from .errors import InputError
 
+#: A vector shorter than this (Euclidean norm) is taken as zero, e.g. for an axis.
+ZERO_LENGTH = 1e-12
+
 
 def finite_scalar(
     name: str,
@@ -20,8 +23,11 @@ def finite_scalar(
 ) -> float:
     """Return `value` as a float, checking finiteness and the range [low, high] (or (low, high])."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be a number, got {value!r}")
-    x = float(value)
+        raise InputError(f"{name} must be a number, got {short_repr(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond the float range
+        raise InputError(f"{name} must be finite, got an integer beyond the float range") from None
     if not math.isfinite(x):
         raise InputError(f"{name} must be finite, got {x}")
     if low is not None and (x < low or (low_open and x == low)):
@@ -34,12 +40,28 @@ def finite_scalar(
     return x
 
 
-def finite_array(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
-    """Return `value` as a float array of the given shape with finite entries."""
+def short_repr(value: object, limit: int = 80) -> str:
+    """repr(value) cut to one line of at most `limit` characters."""
     try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be numeric with shape {shape}, got {value!r}") from None
+        text = " ".join(repr(value).split())
+    except Exception:  # e.g. an int of more than 4300 digits, or a broken __repr__
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def finite_array(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
+    """Return `value` as a float array of the given shape with finite entries.
+
+    Booleans, complex numbers, text and ragged nesting are rejected, not converted.
+    """
+    bad = InputError(f"{name} must be numeric with shape {shape}, got {short_repr(value)}")
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
+            raise bad
+        a = raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
     if a.shape != shape:
         raise InputError(f"{name} must have shape {shape}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
@@ -47,16 +69,36 @@ def finite_array(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray
     return a
 
 
+def vector_norm(a: np.ndarray) -> float:
+    """Euclidean norm of a finite vector without overflow or underflow (entries up to 1e308)."""
+    scale = float(np.max(np.abs(a))) if a.size else 0.0
+    if scale == 0.0:
+        return 0.0
+    if 1e-150 < scale < 1e150:  # the plain norm neither overflows nor underflows
+        return float(np.linalg.norm(a))
+    return scale * float(np.linalg.norm(a / scale))
+
+
 def unit_vector(name: str, value: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Return a normalised copy of a non-zero 3-vector."""
+    """Return a normalised copy of a 3-vector of length >= ZERO_LENGTH."""
     a = finite_array(name, value, (3,))
-    n = float(np.linalg.norm(a))
-    if n < 1e-12:
-        raise InputError(f"{name} must be a non-zero 3-vector, got {a.tolist()}")
-    return a / n
+    if vector_norm(a) < ZERO_LENGTH:
+        raise InputError(
+            f"{name} must be a non-zero 3-vector (length >= {ZERO_LENGTH:g}), got {a.tolist()}"
+        )
+    scale = float(np.max(np.abs(a)))
+    if not 1e-150 < scale < 1e150:  # the plain norm could overflow or underflow
+        a = a / scale
+    return a / np.linalg.norm(a)
 
 
 def name_string(name: str, value: object) -> str:
+    """A name for labels and messages: non-empty text on one line (printable characters)."""
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{name} must be a non-empty string, got {value!r}")
+        raise InputError(f"{name} must be a non-empty string, got {short_repr(value)}")
+    if not value.isprintable():
+        raise InputError(
+            f"{name} must be printable text on one line (no line breaks or control "
+            f"characters), got {short_repr(value)}"
+        )
     return value
