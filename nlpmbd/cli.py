@@ -267,10 +267,7 @@ def _resumed(args):
         )
     case = get_case(args.case)
     system, params = case.build(partial.meta.get("parameters", {}))
-    try:
-        options = SimulationOptions(**partial.meta.get("options", {}))
-    except TypeError as err:
-        raise InputError(f"--resume: meta.json options are not valid ({err})") from None
+    options = SimulationOptions.from_dict(partial.meta.get("options", {}))
     return case, system, params, options, partial
 
 

@@ -23,6 +23,8 @@ _STEP_ROWS = (
     "status",
     "gap_uncorrected",
 )
+#: Rows per storage block of each result array.
+BLOCK_ROWS = 4096
 #: Time points collected before they are passed through model.report in one mapped call.
 FLUSH_POINTS = 1000
 
@@ -134,33 +136,39 @@ class History:
         arrays = {}
         for name, growing in self.arrays.items():
             a = growing.rows()
-            arrays[name] = a.astype(int) if name in _INTS else a.copy()
+            arrays[name] = a.astype(int) if name in _INTS else a
         return SimulationResult(**arrays, meta=meta)
 
 
 class _Growing:
-    """Rows of one array in a buffer whose capacity doubles: one allocation per doubling, no
-    per-row or per-block Python objects (which cost more than the data on long runs)."""
+    """Rows of one array in fixed blocks of BLOCK_ROWS rows, allocated as needed: no copying
+    as the run grows, and no per-row or per-chunk Python objects (which cost more than the data
+    on long runs)."""
 
     def __init__(self, tail: tuple[int, ...]) -> None:
         self.tail = tail
-        self.buffer = np.empty((256, *tail))
-        self.n = 0
+        self.blocks: list[np.ndarray] = []
+        self.n = 0  # rows stored
 
     def extend(self, rows) -> None:
         rows = np.asarray(rows, dtype=float)
-        k = rows.shape[0] if rows.ndim else 1
-        rows = rows.reshape((k, *self.tail))
-        if self.n + k > self.buffer.shape[0]:
-            bigger = np.empty((max(2 * self.buffer.shape[0], self.n + k), *self.tail))
-            bigger[: self.n] = self.buffer[: self.n]
-            self.buffer = bigger
-        self.buffer[self.n : self.n + k] = rows
-        self.n += k
+        rows = rows.reshape((rows.shape[0] if rows.ndim else 1, *self.tail))
+        done = 0
+        while done < rows.shape[0]:
+            used = self.n % BLOCK_ROWS
+            if used == 0 and self.n // BLOCK_ROWS == len(self.blocks):
+                self.blocks.append(np.empty((BLOCK_ROWS, *self.tail)))
+            take = min(BLOCK_ROWS - used, rows.shape[0] - done)
+            self.blocks[self.n // BLOCK_ROWS][used : used + take] = rows[done : done + take]
+            done += take
+            self.n += take
 
     def rows(self) -> np.ndarray:
-        return self.buffer[: self.n]
+        if not self.blocks:
+            return np.zeros((0, *self.tail))
+        return np.concatenate(self.blocks)[: self.n]
 
     @property
     def nbytes(self) -> int:
-        return self.rows().nbytes
+        per_row = int(np.prod(self.tail, dtype=int)) * 8
+        return self.n * per_row

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import InputError
-from .validation import finite_scalar
+from .validation import finite_scalar, short_repr
 
 
 class Formulation(enum.StrEnum):
@@ -128,7 +129,9 @@ class SimulationOptions:
         set_(self, "h_preference", finite_scalar("h_preference", self.h_preference, low=0.0))
         set_(self, "tol", finite_scalar("tol", self.tol, low=1e-14, high=1e-4))
         if not isinstance(self.renormalize, bool):
-            raise InputError(f"renormalize must be true or false, got {self.renormalize!r}")
+            raise InputError(
+                f"renormalize must be true or false, got {short_repr(self.renormalize)}"
+            )
         if (
             isinstance(self.max_retries, bool)
             or not isinstance(self.max_retries, int)
@@ -136,16 +139,29 @@ class SimulationOptions:
         ):
             raise InputError(f"max_retries must be an integer in [0, 3], got {self.max_retries!r}")
         if not isinstance(self.ipopt, dict):
-            raise InputError(f"ipopt must be a dict of IPOPT options, got {self.ipopt!r}")
+            raise InputError(f"ipopt must be a dict of IPOPT options, got {short_repr(self.ipopt)}")
+        for key, value in self.ipopt.items():
+            ok_value = isinstance(value, str) or (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            )
+            if not isinstance(key, str) or not key.strip() or not ok_value:
+                raise InputError(
+                    f"ipopt options must map names to an int, a finite float or text, got "
+                    f"{short_repr(key)}={short_repr(value)}"
+                )
         set_(self, "ipopt", dict(self.ipopt))
-        if self.gap_correction not in GAP_CORRECTIONS:
+        if not isinstance(self.gap_correction, str) or self.gap_correction not in GAP_CORRECTIONS:
             allowed = ", ".join(GAP_CORRECTIONS)
             raise InputError(
-                f"gap_correction must be one of {allowed}, got {self.gap_correction!r}"
+                f"gap_correction must be one of {allowed}, got {short_repr(self.gap_correction)}"
             )
         if not isinstance(self.step_control, str) or self.step_control not in STEP_CONTROLS:
             allowed = ", ".join(STEP_CONTROLS)
-            raise InputError(f"step_control must be one of {allowed}, got {self.step_control!r}")
+            raise InputError(
+                f"step_control must be one of {allowed}, got {short_repr(self.step_control)}"
+            )
         set_(
             self,
             "error_tol",
@@ -155,14 +171,29 @@ class SimulationOptions:
         for name, allowed in (("solver", SOLVERS), ("qp_solver", QP_SOLVERS), ("codegen", CODEGEN)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in allowed:
-                raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+                raise InputError(
+                    f"{name} must be one of {', '.join(allowed)}, got {short_repr(value)}"
+                )
         if self.solver == "qp" and self.h_min != self.h_max and self.step_control != "controller":
             raise InputError(
                 "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
                 f"got h in [{self.h_min}, {self.h_max}]"
             )
         if not isinstance(self.predictor, bool):
-            raise InputError(f"predictor must be true or false, got {self.predictor!r}")
+            raise InputError(f"predictor must be true or false, got {short_repr(self.predictor)}")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> SimulationOptions:
+        """Options from a dict such as meta.json's `options`; unknown keys are an InputError."""
+        if not isinstance(values, dict):
+            raise InputError(f"options must be a JSON object, got {short_repr(values)}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise InputError(
+                f"unknown option {unknown[0]!r}; options are {', '.join(sorted(known))}"
+            )
+        return cls(**values)
 
     @property
     def fixed_step(self) -> bool:

@@ -10,6 +10,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -176,20 +177,32 @@ class SimulationResult:
                 raise InputError(f"result directory {str(d)!r} has no {p.name}")
         try:
             meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError) as err:
-            raise InputError(f"meta.json in {str(d)!r} is not valid JSON ({err})") from None
+        except (OSError, ValueError, RecursionError) as err:
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise InputError(f"meta.json in {str(d)!r} is not valid JSON ({reason})") from None
         if not isinstance(meta, dict):
             raise InputError(f"meta.json in {str(d)!r} must hold a JSON object")
         try:
             with np.load(npz, allow_pickle=False) as data:
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise InputError(f"result.npz in {str(d)!r} is not an .npz archive")
+                missing = [name for name in ARRAYS if name not in data.files]
+                if missing:
+                    raise InputError(f"result.npz in {str(d)!r} lacks array {missing[0]!r}")
+                unknown = sorted(set(data.files) - set(ARRAYS) - {_EMBEDDED_META})
+                if unknown:
+                    raise InputError(f"result.npz in {str(d)!r} holds unknown array {unknown[0]!r}")
                 arrays = {name: np.asarray(data[name]) for name in ARRAYS}
                 embedded = str(data[_EMBEDDED_META]) if _EMBEDDED_META in data.files else None
-        except KeyError as err:
-            raise InputError(f"result.npz in {str(d)!r} lacks array {err}") from None
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
-            raise InputError(f"result.npz in {str(d)!r} is unreadable ({err})") from None
+        except InputError:
+            raise
+        except (OSError, ValueError, TypeError, zipfile.BadZipFile, EOFError, zlib.error) as err:
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise InputError(f"result.npz in {str(d)!r} is unreadable ({reason})") from None
         if embedded is not None and embedded != meta_path.read_text():
             meta = _newer_meta(meta, embedded, d)
+        _check_meta(meta, d)
+        _check_values(arrays, d)
         n = arrays["h"].shape[0]
         for name, dim in ARRAYS.items():
             want = n + 1 if dim == "n+1" else n
@@ -238,6 +251,55 @@ class SimulationResult:
         if arrays["energy"].ndim != 2 or arrays["energy"].shape[1] != 3:
             raise InputError(f"result.npz in {str(d)!r}: energy must have 3 columns")
         return cls(**arrays, meta=meta)
+
+
+#: Types of the meta.json entries that loading relies on.
+_META_TYPES = {
+    "bodies": list,
+    "contact_labels": list,
+    "eq_labels": list,
+    "joints": list,
+    "contact_scales": list,
+    "options": dict,
+    "completed": bool,
+}
+
+
+def _check_meta(meta: dict, d: Path) -> None:
+    for key, kind in _META_TYPES.items():
+        if key in meta and not isinstance(meta[key], kind):
+            raise InputError(
+                f"meta.json in {str(d)!r}: {key} must be a JSON {kind.__name__}, "
+                f"got {type(meta[key]).__name__}"
+            )
+    for key in ("bodies", "contact_labels", "eq_labels", "joints"):
+        if not all(isinstance(x, str) for x in meta.get(key, [])):
+            raise InputError(f"meta.json in {str(d)!r}: {key} must list names (strings)")
+    version = meta.get("format_version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise InputError(
+            f"meta.json in {str(d)!r}: format_version must be {FORMAT_VERSION}, got {version!r}"
+        )
+
+
+def _check_values(arrays: dict[str, np.ndarray], d: Path) -> None:
+    """Values a simulation can produce: real numbers, finite time, step sizes > 0 that add up
+    to the times, integer status codes 0-3."""
+    for name, a in arrays.items():
+        if a.dtype.kind not in "fiub":
+            raise InputError(f"result.npz in {str(d)!r}: {name} must hold numbers, got {a.dtype}")
+    t, h = arrays["t"].astype(float), arrays["h"].astype(float)
+    for name, a in (("t", t), ("h", h), ("q", arrays["q"]), ("v", arrays["v"])):
+        if not np.all(np.isfinite(np.asarray(a, dtype=float))):
+            raise InputError(f"result.npz in {str(d)!r}: {name} must be finite")
+    if np.any(h <= 0) or (
+        t.shape[0] == h.shape[0] + 1
+        and np.any(np.abs(np.diff(t) - h) > 1e-9 * np.maximum(1.0, np.abs(t[1:])))
+    ):
+        raise InputError(f"result.npz in {str(d)!r}: h must be > 0 with t[k+1] - t[k] = h[k]")
+    status = arrays["status"]
+    if not (np.all(np.isin(status, (0, 1, 2, 3)))):
+        raise InputError(f"result.npz in {str(d)!r}: status must be integers in [0, 3]")
 
 
 def _newer_meta(meta: dict, embedded: str, d: Path) -> dict:

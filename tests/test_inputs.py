@@ -835,3 +835,75 @@ def test_names_are_non_empty_printable_text(name):
     else:
         assert ok, f"accepted {name!r}"
         assert b.name == name
+
+
+# --- result files and options: the gaps closed after the first table --------------------------
+def _saved(tmp_path):
+    from nlpmbd import SimulationOptions, simulate
+    from nlpmbd.registry import get_case
+
+    system, _ = get_case("pendulum").build({})
+    res = simulate(system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3))
+    res.save(tmp_path)
+    return res
+
+
+def _rewrite(tmp_path, **changes):
+    with np.load(tmp_path / "result.npz", allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays.update(changes)
+    np.savez_compressed(tmp_path / "result.npz", **arrays)
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"q": "nan"}, "q must be finite"),
+        ({"h": "negative"}, "h must be > 0"),
+        ({"status": "7"}, "status must be integers"),
+        ({"extra": "yes"}, "unknown array 'extra'"),
+        ({"t": "text"}, "t must hold numbers"),
+    ],
+)
+def test_edited_result_values_are_rejected(tmp_path, change, fragment):
+    from nlpmbd import SimulationResult
+
+    res = _saved(tmp_path)
+    key, how = next(iter(change.items()))
+    values = {
+        "nan": lambda: np.where(res.q > 0.2, np.nan, res.q),
+        "negative": lambda: -res.h,
+        "7": lambda: np.full_like(res.status, 7),
+        "yes": lambda: np.ones(3),
+        "text": lambda: np.array(["a"] * res.t.size),
+    }[how]()
+    _rewrite(tmp_path, **{key: values})
+    with pytest.raises(InputError) as info:
+        SimulationResult.load(tmp_path)
+    assert fragment in str(info.value) and "\n" not in str(info.value)
+
+
+def test_unreadable_archives_are_input_errors(tmp_path):
+    from nlpmbd import SimulationResult
+
+    _saved(tmp_path)
+    np.save(tmp_path / "plain.npy", np.ones(3))
+    (tmp_path / "plain.npy").replace(tmp_path / "result.npz")
+    with pytest.raises(InputError, match="not an .npz archive|unreadable"):
+        SimulationResult.load(tmp_path)
+    (tmp_path / "meta.json").write_text("[" * 100000)
+    with pytest.raises(InputError, match="not valid JSON"):
+        SimulationResult.load(tmp_path)
+
+
+def test_option_values_and_unknown_keys():
+    from nlpmbd import SimulationOptions
+
+    with pytest.raises(InputError, match="gap_correction must be one of"):
+        SimulationOptions(gap_correction=np.arange(3))
+    with pytest.raises(InputError, match="ipopt options must map names"):
+        SimulationOptions(ipopt={"max_iter": None})
+    with pytest.raises(InputError, match="ipopt options must map names"):
+        SimulationOptions(ipopt={"tol": float("nan")})
+    with pytest.raises(InputError, match="unknown option 'bogus'"):
+        SimulationOptions.from_dict({"bogus": 1})
