@@ -9,7 +9,7 @@ import numpy as np
 
 from nlpmbd.bodies import Body
 from nlpmbd.errors import InputError
-from nlpmbd.validation import short_repr
+from nlpmbd.validation import error_reason, short_repr
 
 from .frames import AxisFrame, FramedJoint
 
@@ -24,7 +24,7 @@ def _check(name: str, fn: object) -> None:
     try:
         probe = fn(t)
     except Exception as err:  # the user's function failed: report it on one line
-        reason = (str(err).strip().splitlines() or [""])[-1]
+        reason = error_reason(err)
         raise InputError(
             f"{name}.motion must be a function f(t) of one CasADi symbol; calling it raised "
             f"{type(err).__name__}: {reason}"
@@ -38,7 +38,7 @@ def _check(name: str, fn: object) -> None:
     try:
         at_start = float(ca.Function("motion", [t], [ca.SX(probe)])(0.0))
     except Exception as err:  # e.g. symbols of its own besides t
-        reason = (str(err).strip().splitlines() or [""])[-1]
+        reason = error_reason(err)
         raise InputError(
             f"{name}.motion must depend on t only; evaluating it raised {type(err).__name__}: "
             f"{reason}"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import casadi as ca
-import numpy as np
 
 from nlpmbd.bodies import GROUND, RigidBody
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
-from nlpmbd.validation import finite_array, short_repr, unit_vector, vector_norm
+from nlpmbd.validation import finite_array, numeric_array, short_repr, unit_vector, vector_norm
 
 from .frames import COINCIDENT_TOL
 
@@ -36,13 +35,7 @@ class PlaneContact(Joint):
             raise InputError(f"{name}.body must be a RigidBody, got {short_repr(body)}")
         super().__init__(name, GROUND, body)
         bad = InputError(f"{name}.points must be a non-empty list of 3-vectors (body frame, m)")
-        try:
-            raw = np.asarray(points)
-            if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
-                raise bad
-            pts = raw.astype(float)
-        except (TypeError, ValueError, OverflowError):
-            raise bad from None
+        pts = numeric_array(points, bad)
         if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0:
             raise bad
         self.points = [finite_array(f"{name}.points[{k}]", p, (3,)) for k, p in enumerate(pts)]

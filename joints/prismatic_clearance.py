@@ -8,7 +8,7 @@ import numpy as np
 from nlpmbd.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
-from nlpmbd.validation import finite_array, finite_scalar, unit_vector
+from nlpmbd.validation import finite_array, finite_scalar, numeric_array, unit_vector
 
 #: Relative tolerance for repeated vertices and collinear edges.
 DEGENERATE_TOL = 1e-9
@@ -18,13 +18,7 @@ FACES = (("front", -0.5), ("back", 0.5))
 def _polygon(name: str, vertices) -> tuple[np.ndarray, float]:
     """Checked (N, 2) convex polygon and its orientation (+1 counter-clockwise, -1 clockwise)."""
     bad = InputError(f"{name}.vertices must be an (N, 2) array of numbers")
-    try:
-        raw = np.asarray(vertices)
-        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
-            raise bad
-        V = raw.astype(float)
-    except (TypeError, ValueError, OverflowError):
-        raise bad from None
+    V = numeric_array(vertices, bad)
     if V.ndim != 2 or V.shape[1] != 2 or V.shape[0] < 3:
         raise InputError(f"{name}.vertices must have shape (N, 2) with N >= 3, got {V.shape}")
     if not np.all(np.isfinite(V)):

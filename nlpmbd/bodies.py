@@ -9,7 +9,14 @@ import numpy as np
 
 from .errors import InputError
 from .rotation import rotation_matrix
-from .validation import finite_array, finite_scalar, name_string, short_repr, vector_norm
+from .validation import (
+    finite_array,
+    finite_scalar,
+    name_string,
+    numeric_array,
+    short_repr,
+    vector_norm,
+)
 
 #: Tolerance on |p| - 1 for a user-given orientation (Euler parameters must be unit).
 UNIT_TOL = 1e-6
@@ -54,13 +61,7 @@ def _inertia(value: Any) -> np.ndarray:
     bad = InputError(
         f"inertia must be a 3x3 matrix or 3 principal moments, got {short_repr(value)}"
     )
-    try:
-        raw = np.asarray(value)
-        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
-            raise bad
-        a = raw.astype(float)
-    except (TypeError, ValueError, OverflowError):
-        raise bad from None
+    a = numeric_array(value, bad)
     if a.shape not in ((3,), (3, 3)):
         raise bad
     if not np.all(np.isfinite(a)):

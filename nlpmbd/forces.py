@@ -23,7 +23,7 @@ from .bodies import RigidBody
 from .errors import InputError
 from .pose import BodyState, Pose
 from .rotation import rotation_matrix
-from .validation import finite_array, name_string, short_repr
+from .validation import error_reason, finite_array, name_string, short_repr
 
 Vector = Sequence[float] | np.ndarray
 VectorFunction = Callable[[ca.SX, BodyState], Any]
@@ -64,7 +64,7 @@ def _check_callable(name: str, value: VectorFunction, body: RigidBody) -> None:
     except InputError:
         raise
     except Exception as err:  # the user's function failed: report it on one line
-        reason = (str(err).strip().splitlines() or [""])[-1]
+        reason = error_reason(err)
         raise InputError(
             f"{name} must be a function f(t, state) of CasADi expressions returning a "
             f"3-vector; calling it raised {type(err).__name__}: {reason}"

@@ -18,6 +18,7 @@ steps (`chunk_function`, via mapaccum), is one Function: no Python in the inner 
 
 from __future__ import annotations
 
+import functools
 import time
 
 import casadi as ca
@@ -27,7 +28,7 @@ from .model import SymbolicModel
 from .options import SimulationOptions
 from .projection import GapProjection
 from .rotation import g_matrix
-from .step_problem import VERIFY_TOL, StepSolution, smallest_clearance
+from .step_problem import CURVATURE_GUARD, VERIFY_TOL, StepSolution, smallest_clearance
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
 _QP_OPTIONS = {
@@ -35,9 +36,6 @@ _QP_OPTIONS = {
     "qpoases": {"printLevel": "none"},
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
-#: Fraction of a clearance above which the second-order term's step is solved again without it
-#: (the NLP path's stepper.CURVATURE_GUARD).
-CURVATURE_GUARD = 0.1
 #: The QP plugin tried when the chosen one fails a step (before the NLP).
 BACKUP_QP = "qpoases"
 #: Largest EoM residual (N) accepted from a QP step; QP multipliers are divided by h.
@@ -59,8 +57,10 @@ class QPStep:
         options: SimulationOptions,
         gap_scales: list[float],
         fallback=None,
+        projection: GapProjection | None = None,
     ) -> None:
-        """`fallback`: a callable returning a StepProblem; `solve` hands a failed QP to it."""
+        """`fallback`: a callable returning a StepProblem; `solve` hands a failed QP to it.
+        `projection`: an existing GapProjection to share (else one is built if needed)."""
         self._fallback, self._nlp, self.nlp_fallbacks = fallback, None, 0
         self._backup, self.backup_solves = None, 0
         self.model, self.options = model, options
@@ -70,11 +70,21 @@ class QPStep:
         self.uses_curvature = "curvature" in options.gap_correction and nc > 0
         self.uses_projection = "projection" in options.gap_correction and nc > 0
         # for the Python loop (step-size controller) and for steps the chunk hands back
-        self.projection = GapProjection(model, self.clearance) if self.uses_projection else None
+        if projection is None and self.uses_projection:
+            projection = GapProjection(model, self.clearance)
+        self.projection = projection
         t, h, use_curv = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("use_curvature")
         q, v = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N)
         self.attempt = self._attempt_function(t, q, v, h, use_curv)
-        self.step = self._step_function(t, q, v, h)
+
+    @functools.cached_property
+    def step(self) -> ca.Function:
+        """The whole step (chunk_function's body); built on first use, since the NLP's
+        predictor needs only `attempt`."""
+        N = self.model.n_bodies
+        t, h = ca.MX.sym("t"), ca.MX.sym("h")
+        q, v = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N)
+        return self._step_function(t, q, v, h)
 
     # ---- one QP ------------------------------------------------------------------------
     def _attempt_function(self, t, q, v, h, use_curv, plugin: str | None = None) -> ca.Function:

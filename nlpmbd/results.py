@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
+from .validation import error_reason
 
 #: Arrays of result.npz with their leading dimension: "n+1" per time point, "n" per step.
 ARRAYS: dict[str, str] = {
@@ -178,7 +179,7 @@ class SimulationResult:
         try:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError, RecursionError) as err:
-            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            reason = error_reason(err)
             raise InputError(f"meta.json in {str(d)!r} is not valid JSON ({reason})") from None
         if not isinstance(meta, dict):
             raise InputError(f"meta.json in {str(d)!r} must hold a JSON object")
@@ -197,7 +198,7 @@ class SimulationResult:
         except InputError:
             raise
         except (OSError, ValueError, TypeError, zipfile.BadZipFile, EOFError, zlib.error) as err:
-            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            reason = error_reason(err)
             raise InputError(f"result.npz in {str(d)!r} is unreadable ({reason})") from None
         if embedded is not None and embedded != meta_path.read_text():
             meta = _newer_meta(meta, embedded, d)

@@ -33,6 +33,9 @@ _VERIFY = {
 #: Unscaled tolerances of that check: constraint violation (m, 1), EoM residual (N), and
 #: complementarity |lambda Phi_lin| (N m).
 VERIFY_TOL = {"constraints": 1e-9, "eom": 1e-8, "complementarity": 1e-8}
+#: A step taken with the second-order gap term that still penetrates by more than this fraction
+#: of a clearance is solved again without it (stepper._guard_curvature, and in the QP step).
+CURVATURE_GUARD = 0.1
 
 
 def smallest_clearance(gap_scales: list[float]) -> float:
@@ -217,18 +220,18 @@ class StepProblem:
         grad_L = ca.gradient(f + ca.dot(lam_g_sym, g), x)
         self._grad_L = ca.Function("grad_L", [P, x, lam_g_sym], [grad_L])
         self.uses_curvature = "curvature" in o.gap_correction and nc > 0
-        self.qp = None
-        if o.predictor and not mpcc:
-            from .qp_step import QPStep  # qp_step imports this module
-
-            self.qp = QPStep(m, o, self.gap_scales)
-            self._predictor = self._predictor_function()
-        self.predicted_steps = 0
         self.projection = (
             GapProjection(m, smallest_clearance(self.gap_scales))
             if ("projection" in o.gap_correction and nc > 0)
             else None
         )
+        self.qp = None
+        if o.predictor and not mpcc:
+            from .qp_step import QPStep  # qp_step imports this module
+
+            self.qp = QPStep(m, o, self.gap_scales, projection=self.projection)
+            self._predictor = self._predictor_function()
+        self.predicted_steps = 0
 
     # -------------------------------------------------------------------------------------
     def initial_guess(self, vm: np.ndarray, qm: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from .model import SymbolicModel
 from .options import SimulationOptions
 from .qp_step import QPStep
 from .results import SimulationResult
-from .step_problem import StepProblem, StepSolution
+from .step_problem import CURVATURE_GUARD, StepProblem, StepSolution
 from .system import System
 
 #: Counters of a run recorded in meta.json (carried over when a run is resumed).
@@ -61,11 +61,6 @@ def step_bounds(remaining: float, h_min: float, h_max: float) -> tuple[float, fl
     if remaining < h_max + h_min:
         return remaining / 2, remaining / 2
     return h_min, h_max
-
-
-#: A step taken with the second-order gap term that still penetrates by more than this fraction
-#: of a clearance is solved again without it (see _guard_curvature).
-CURVATURE_GUARD = 0.1
 
 
 def _penetration_fraction(problem: StepProblem, q: np.ndarray) -> float:

@@ -49,19 +49,32 @@ def short_repr(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def numeric_array(value: object, bad: InputError) -> np.ndarray:
+    """`value` as a float array, or raise `bad`: booleans, complex numbers, times, text and
+    ragged nesting are rejected, not converted."""
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
+            raise bad
+        return raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
+
+
+def error_reason(err: BaseException) -> str:
+    """The last line of an exception's message (or its type): for one-line InputErrors that
+    report what a user's function or a file reader raised."""
+    lines = str(err).strip().splitlines()
+    return lines[-1] if lines else type(err).__name__
+
+
 def finite_array(name: str, value: object, shape: tuple[int, ...]) -> np.ndarray:
     """Return `value` as a float array of the given shape with finite entries.
 
     Booleans, complex numbers, text and ragged nesting are rejected, not converted.
     """
     bad = InputError(f"{name} must be numeric with shape {shape}, got {short_repr(value)}")
-    try:
-        raw = np.asarray(value)
-        if raw.dtype.kind in "bcmMSUV":  # bool, complex, times, text, bytes: not numbers
-            raise bad
-        a = raw.astype(float)
-    except (TypeError, ValueError, OverflowError):
-        raise bad from None
+    a = numeric_array(value, bad)
     if a.shape != shape:
         raise InputError(f"{name} must have shape {shape}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
