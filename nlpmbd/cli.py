@@ -190,7 +190,7 @@ def _summary(result, out: Path) -> None:
     print(
         f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
         f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
-        f"{s['mean_iterations']:.2f} {_iteration_unit(result)}/step"
+        f"{s['mean_iterations']:.2f} {result.iteration_unit}/step"
     )
     print(
         f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
@@ -204,12 +204,6 @@ def _summary(result, out: Path) -> None:
         f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
     )
     print(f"  results in {out}")
-
-
-def _iteration_unit(result) -> str:
-    if result.meta.get("options", {}).get("solver") == "qp":
-        return "QP solves"
-    return "IPOPT iterations"
 
 
 def _overlay(path: str | None):

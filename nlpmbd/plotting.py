@@ -61,7 +61,7 @@ def plot_result(
     figures: list[tuple[str, str, tuple[int, int], Draw]] = [
         ("positions", "centre-of-mass positions", (3, 1), partial(_positions, over=over)),
         ("velocities", "centre-of-mass velocities", (3, 1), partial(_velocities, over=over)),
-        ("step_size", "step size and IPOPT iterations", (2, 1), _step_size),
+        ("step_size", f"step size and {result.iteration_unit}", (2, 1), _step_size),
         ("residuals", "residuals per step", (2, 2), _residuals),
         ("energy", "energy", (2, 1), partial(_energy, over=over)),
     ]
@@ -194,7 +194,7 @@ def _step_size(axes: list[Axes], result: SimulationResult) -> None:
 
     t1, h = result.t[1:], result.h
     axes[0].set_ylabel("step size h (ms)")
-    axes[1].set_ylabel("IPOPT iterations")
+    axes[1].set_ylabel(result.iteration_unit)
     if h.size == 0:
         for ax in axes:
             _note(ax, "no steps")

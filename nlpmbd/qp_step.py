@@ -18,7 +18,11 @@ steps (`chunk_function`, via mapaccum), is one Function: no Python in the inner 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
+import os
+import sys
 import time
 
 import casadi as ca
@@ -217,12 +221,13 @@ class QPStep:
         if not ok and self._fallback is not None and self.options.qp_solver != BACKUP_QP:
             # qrqp can stop at a wrong active set when two contacts close at once; the same
             # QP by qpOASES (built on first use) usually solves it
-            if self._backup is None:
-                sym = [ca.MX.sym(n, k) for n, k in (("t", 1), ("q", qm.size), ("v", vm.size))]
-                self._backup = self._attempt_function(
-                    *sym, ca.MX.sym("h"), ca.MX.sym("use"), plugin=BACKUP_QP
-                )
-            out, ok = self._try(self._backup, t, qm, vm, h_hi, use)
+            with _silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
+                if self._backup is None:
+                    sym = [ca.MX.sym(n, k) for n, k in (("t", 1), ("q", qm.size), ("v", vm.size))]
+                    self._backup = self._attempt_function(
+                        *sym, ca.MX.sym("h"), ca.MX.sym("use"), plugin=BACKUP_QP
+                    )
+                out, ok = self._try(self._backup, t, qm, vm, h_hi, use)
             self.backup_solves += 1
         elapsed = time.perf_counter() - tic
         q, v, lam, lam_eq = (np.asarray(a, dtype=float).ravel() for a in out[:4])
@@ -260,6 +265,23 @@ class QPStep:
             m, nan = self.model, np.nan
             lam, lam_eq = np.full(m.n_gap, nan), np.full(m.n_eq, nan)
             return [qm * nan, vm * nan, lam, lam_eq, nan, nan, nan, 0.0], False
+
+
+@contextlib.contextmanager
+def _silent_stdout():
+    """Discard what C code writes to file descriptor 1 (Python's own stdout is flushed first,
+    and C's stdio buffer before the descriptor is restored, or the text would come out later)."""
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _update(q, v, h, renormalize: bool):

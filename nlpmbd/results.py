@@ -96,6 +96,13 @@ class SimulationResult:
         return list(self.meta.get("bodies", []))
 
     @property
+    def iteration_unit(self) -> str:
+        """What `iterations` counts: IPOPT iterations, or QP solves with solver "qp"."""
+        if self.meta.get("options", {}).get("solver") == "qp":
+            return "QP solves"
+        return "IPOPT iterations"
+
+    @property
     def completed(self) -> bool:
         return bool(self.meta.get("completed", False))
 
