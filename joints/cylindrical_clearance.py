@@ -6,6 +6,7 @@ import casadi as ca
 import numpy as np
 
 from nlpmbd.bodies import Body, initial_local_point, initial_local_vector
+from nlpmbd.contact import ContactLaw
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
 from nlpmbd.validation import finite_array, finite_scalar, short_repr, unit_vector
@@ -56,8 +57,9 @@ class CylindricalClearance(Joint):
         hole_radius: float,
         pin_radius: float,
         ends_on: str = "pin",
+        contact: ContactLaw | None = None,
     ) -> None:
-        super().__init__(name, hole, pin)
+        super().__init__(name, hole, pin, contact)
         self.center = finite_array(f"{name}.center", center, (3,))
         self.axis = unit_vector(f"{name}.axis", axis)
         self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import casadi as ca
 
 from nlpmbd.bodies import GROUND, RigidBody
+from nlpmbd.contact import ContactLaw
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
 from nlpmbd.validation import finite_array, numeric_array, short_repr, unit_vector, vector_norm
@@ -30,10 +31,11 @@ class PlaneContact(Joint):
         points,
         plane_point=(0.0, 0.0, 0.0),
         normal=(0.0, 1.0, 0.0),
+        contact: ContactLaw | None = None,
     ) -> None:
         if not isinstance(body, RigidBody):
             raise InputError(f"{name}.body must be a RigidBody, got {short_repr(body)}")
-        super().__init__(name, GROUND, body)
+        super().__init__(name, GROUND, body, contact)
         bad = InputError(f"{name}.points must be a non-empty list of 3-vectors (body frame, m)")
         pts = numeric_array(points, bad)
         if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0:

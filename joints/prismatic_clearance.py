@@ -6,6 +6,7 @@ import casadi as ca
 import numpy as np
 
 from nlpmbd.bodies import Body, initial_local_point, initial_local_vector
+from nlpmbd.contact import ContactLaw
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
 from nlpmbd.validation import finite_array, finite_scalar, numeric_array, unit_vector
@@ -81,8 +82,9 @@ class PrismaticClearance(Joint):
         length: float,
         clearance: float,
         section_x=(1.0, 0.0, 0.0),
+        contact: ContactLaw | None = None,
     ) -> None:
-        super().__init__(name, guide, slider)
+        super().__init__(name, guide, slider, contact)
         self.center = finite_array(f"{name}.center", center, (3,))
         self.axis = unit_vector(f"{name}.axis", axis)
         self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)

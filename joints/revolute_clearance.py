@@ -5,6 +5,7 @@ from __future__ import annotations
 import casadi as ca
 
 from nlpmbd.bodies import Body, initial_local_point
+from nlpmbd.contact import ContactLaw
 from nlpmbd.validation import finite_scalar
 
 from .cylindrical_clearance import CylindricalClearance
@@ -45,8 +46,11 @@ class RevoluteClearance(CylindricalClearance):
         pin_radius: float,
         axial_play: float,
         ends_on: str = "pin",
+        contact: ContactLaw | None = None,
     ) -> None:
-        super().__init__(name, hole, pin, center, axis, length, hole_radius, pin_radius, ends_on)
+        super().__init__(
+            name, hole, pin, center, axis, length, hole_radius, pin_radius, ends_on, contact
+        )
         self.axial_play = finite_scalar(f"{name}.axial_play", axial_play, low=0.0)
         half = 0.5 * (self.length + self.axial_play) * self.axis
         self.s_stops = [

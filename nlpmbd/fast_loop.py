@@ -118,6 +118,10 @@ class ChunkRunner:
             "contact_force": lam[:, :, None] * cols("directions").reshape(k, M, 3),
             "contact_point": cols("points").reshape(k, M, 3),
             "joint_force": cols("joint_force").reshape(k, J, 3),
+            # the fast path has neither friction nor compliant contacts (stepper.py)
+            "friction_force": np.zeros((k, M, 3)),
+            "compliant_gap": np.zeros((k, 0)),
+            "compliant_force": np.zeros((k, 0, 3)),
         }
         steps = {
             "h": np.asarray(h[:k], dtype=float),

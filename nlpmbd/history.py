@@ -46,17 +46,31 @@ class History:
             "contact_force": (M, 3),
             "contact_point": (M, 3),
             "joint_force": (model.n_joints, 3),
+            "friction_force": (M, 3),
+            "compliant_gap": (model.n_compliant,),
+            "compliant_force": (model.n_compliant, 3),
         }
         self.arrays = {name: _Growing(self.tail.get(name, ())) for name in ARRAYS}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
 
-    def add_point(self, t: float, q, v, lam, lam_eq) -> None:
-        """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it.
-        The derived rows (gaps, energy, contact and joint forces) are computed in batches by
-        model.report mapped over many points (`_flush`): one CasADi call, not one per point."""
+    def add_point(
+        self, t: float, q, v, lam, lam_eq, friction=None, compliant_gap=None, compliant=None
+    ) -> None:
+        """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it:
+        normal forces lam, multipliers lam_eq, friction forces (3, M), compliant contacts' gaps
+        (C) and forces (3, C) (zeros when None). The derived rows (gaps, energy, contact and
+        joint forces) are computed in batches by model.report mapped over many points
+        (`_flush`): one CasADi call, not one per point."""
+        m = self.model
+        M, C = m.n_gap, m.n_compliant
+        fr = np.zeros(3 * M) if friction is None else np.ravel(np.asarray(friction).T)
+        cg = np.zeros(C) if compliant_gap is None else np.ravel(compliant_gap)
+        cf = np.zeros(3 * C) if compliant is None else np.ravel(np.asarray(compliant).T)
         self.pending.append(
-            np.concatenate([[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq)])
+            np.concatenate(
+                [[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq), fr, cg, cf]
+            )
         )
         if len(self.pending) >= FLUSH_POINTS:
             self._flush()
@@ -65,17 +79,23 @@ class History:
         if not self.pending:
             return
         m = self.model
-        N, M, J = m.n_bodies, m.n_gap, m.n_joints
-        P = np.array(self.pending).T  # (1 + 13N + M + E, k)
+        N, M, J, E, C = m.n_bodies, m.n_gap, m.n_joints, m.n_eq, m.n_compliant
+        P = np.array(self.pending).T  # (1 + 13N + M + E + 3M + 4C, k)
         self.pending = []
         k = P.shape[1]
-        cuts = np.cumsum([1, 7 * N, 6 * N, M])
-        t, q, v, lam, lam_eq = np.split(P, cuts)
+        cuts = np.cumsum([1, 7 * N, 6 * N, M, E, 3 * M, C])
+        t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
+        friction = fr.T.reshape(k, M, 3)
+        c_force = cf.T.reshape(k, C, 3)
         gap, eq, energy, directions, points, forces = (
             np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq)
         )
         # (3, X k) matrices: column block j of point i is column i X + j
         dirs = directions.reshape(3, k, M).transpose(1, 2, 0)
+        joint_force = forces.reshape(3, k, J).transpose(1, 2, 0)
+        # friction and compliant forces belong to their joints' totals too
+        np.add.at(joint_force, (slice(None), m.gap_joint), friction)
+        np.add.at(joint_force, (slice(None), m.compliant_joint), c_force)
         self.extend(
             t=t[0],
             q=q.T,
@@ -87,7 +107,10 @@ class History:
             energy=energy.T,
             contact_force=lam.T[:, :, None] * dirs,
             contact_point=points.reshape(3, k, M).transpose(1, 2, 0),
-            joint_force=forces.reshape(3, k, J).transpose(1, 2, 0),
+            joint_force=joint_force,
+            friction_force=friction,
+            compliant_gap=cg.T,
+            compliant_force=c_force,
         )
 
     def add_step(

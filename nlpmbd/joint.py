@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import casadi as ca
 
 from .bodies import GROUND, Body, RigidBody
+from .contact import ContactLaw, HardContact, check_contact
 from .errors import InputError
 from .pose import Poses
 from .validation import name_string, short_repr
@@ -25,7 +26,9 @@ class Joint:
     `contact_frames` for reporting). No CasADi state is kept on the object.
     """
 
-    def __init__(self, name: str, parent: Body, child: Body) -> None:
+    def __init__(
+        self, name: str, parent: Body, child: Body, contact: ContactLaw | None = None
+    ) -> None:
         self.name = name_string("joint name", name)
         if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
             raise InputError(f"joint name must not contain '.', got {name!r}")
@@ -38,6 +41,8 @@ class Joint:
             raise InputError(f"{name}: parent and child must be different bodies")
         self.parent = parent
         self.child = child
+        #: law of the joint's gaps (contact.py): HardContact (default) or CompliantContact
+        self.contact = check_contact(name, contact)
 
     @property
     def bodies(self) -> tuple[Body, Body]:
@@ -84,6 +89,11 @@ class Joint:
     @property
     def n_gap(self) -> int:
         return len(self.gap_labels)
+
+    @property
+    def compliant(self) -> bool:
+        """True when the gaps are handled by a force law instead of the NLP's constraints."""
+        return not isinstance(self.contact, HardContact)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, {self.parent.name} -> {self.child.name})"

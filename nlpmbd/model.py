@@ -14,7 +14,14 @@ import casadi as ca
 import numpy as np
 
 from .bodies import GROUND
+from .contact_model import (
+    compliant_function,
+    contact_kinematics,
+    hard_coefficients,
+    slip_jacobian,
+)
 from .errors import InputError
+from .forces import Force, Torque
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
 from .system import System
@@ -43,7 +50,23 @@ class SymbolicModel:
     contact: ca.Function  # (q) -> normals (3, M), points (3, M)
     energy: ca.Function  # (q, v) -> [kinetic, potential]
     joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
+    mu: np.ndarray  # (M,) kinetic friction coefficient per gap
+    mu_static: np.ndarray  # (M,) static friction coefficient per gap
+    restitution: np.ndarray  # (M,) Newton restitution per gap
+    slip: ca.Function  # (q) -> (3M, 6N) tangential slip Jacobian D (contact_model.py)
+    n_compliant: int  # compliant contacts C
+    gap_joint: np.ndarray  # (M,) index in system.joints of each gap's joint
+    compliant_joint: np.ndarray  # (C,) the same for the compliant contacts
+    compliant: ca.Function  # (t, q, v, z) -> their forces (contact_model.compliant_function)
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
+
+    @property
+    def has_friction(self) -> bool:
+        return bool(np.any(self.mu_static > 0))
+
+    @property
+    def has_restitution(self) -> bool:
+        return bool(np.any(self.restitution > 0))
 
     @staticmethod
     def build(system: System) -> SymbolicModel:
@@ -70,10 +93,14 @@ class SymbolicModel:
             kinetic += 0.5 * body.mass * ca.dot(rd, rd) + 0.5 * ca.dot(w, J @ w)
             potential += -body.mass * ca.dot(g, r)
         for load in system.loads:
-            k = system.body_index(load.body)
-            F, tau = load.generalized(t, states[load.body])
-            Q_parts[k][0] = Q_parts[k][0] + F
-            Q_parts[k][1] = Q_parts[k][1] + tau
+            if isinstance(load, (Force, Torque)):
+                parts = [(load.body, *load.generalized(t, states[load.body]))]
+            else:  # a spring-damper between two bodies
+                parts = load.generalized(t, states)
+            for body, F, tau in parts:
+                k = system.body_index(body)
+                Q_parts[k][0] = Q_parts[k][0] + F
+                Q_parts[k][1] = Q_parts[k][1] + tau
         T = ca.diagcat(*T_blocks)
         pose_map = Poses(poses)
 
@@ -83,15 +110,20 @@ class SymbolicModel:
             ej = joint.equalities(pose_map, t)
             if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
                 raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
-            gap_list += gj
             eq_list += ej
-            if joint.n_gap:
+            if joint.n_gap and not joint.compliant:
+                gap_list += gj
                 # reports give the force on the joint's moving body: the child, or the parent
                 # when the child is GROUND (then the force on it is opposite)
                 sign = -1.0 if joint.child is GROUND else 1.0
-                frames += [(sign * d, x) for d, x in joint.contact_frames(pose_map)]
+                frames += contact_kinematics(joint, pose_map, states, sign)
         Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
         Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
+        slip = slip_jacobian(frames, v)
+        mu, mu_static, restitution = hard_coefficients(system)
+        compliant, n_compliant = compliant_function(
+            system, q, v, t, pose_map, states, system.body_index
+        )
         normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
         points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
 
@@ -121,6 +153,20 @@ class SymbolicModel:
             contact=ca.Function("contact", [q], [normals, points]),
             energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
             joint_force=joint_force,
+            mu=mu,
+            mu_static=mu_static,
+            restitution=restitution,
+            slip=ca.Function("slip", [q], [slip]),
+            n_compliant=n_compliant,
+            gap_joint=np.array(
+                [i for i, j in enumerate(system.joints) if not j.compliant for _ in j.gap_labels],
+                dtype=int,
+            ),
+            compliant_joint=np.array(
+                [i for i, j in enumerate(system.joints) if j.compliant for _ in j.gap_labels],
+                dtype=int,
+            ),
+            compliant=compliant,
             report=_report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
@@ -168,14 +214,14 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
     lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
     columns, i_gap, i_eq = [], 0, 0
     for joint in system.joints:
-        gaps = slice(i_gap, i_gap + joint.n_gap)
+        gaps = slice(i_gap, i_gap + (0 if joint.compliant else joint.n_gap))
         eqs = slice(i_eq, i_eq + joint.n_eq)
         i_gap, i_eq = gaps.stop, eqs.stop
         body = joint.child if joint.child is not GROUND else joint.parent
         k = system.body_index(body)
         r = q[7 * k : 7 * k + 3]
         force = ca.SX.zeros(3, 1)
-        if joint.n_gap:
+        if gaps.stop > gaps.start:
             force -= ca.jacobian(Phi[gaps], r).T @ lam[gaps]
         if joint.n_eq:
             force -= ca.jacobian(Phi_eq[eqs], r).T @ lam_eq[eqs]

@@ -112,7 +112,7 @@ class QPStep:
         qp = qp_solver("step_qp", plugin, M.sparsity(), ca.Sparsity.dense(ne + nc, 6 * N))
         sol = qp(h=M, g=-M @ v_free, a=ca.densify(A), lba=lba, uba=uba)
         v_new, mult = sol["x"], sol["lam_a"] / h
-        lam_eq, lam = mult[:ne], mult[ne:]
+        lam_eq, lam = mult[:ne, 0], mult[ne:, 0]  # 2-D slices: 1x1 would slice as a row
         # residuals in the NLP path's units: EoM (N), constraints (m), complementarity (N m)
         K = M @ (v_new - v_free) / h
         eom = ca.norm_2(K + Phi_v.T @ lam + Phi_eq_v.T @ lam_eq)

@@ -41,6 +41,9 @@ ARRAYS: dict[str, str] = {
     "contact_point": "n+1",
     "joint_force": "n+1",
     "gap_uncorrected": "n",
+    "friction_force": "n+1",
+    "compliant_gap": "n+1",
+    "compliant_force": "n+1",
 }
 FORMAT_VERSION = 1
 #: Name of the copy of meta.json stored inside result.npz (a 0-d string array).
@@ -63,7 +66,10 @@ class SimulationResult:
     contact_point: (n+1, M, 3) global contact points (m);
     joint_force: (n+1, J, 3) total constraint force of each joint on its moving body (global,
     N; the paper's CF-x, CF-y, CF-z for clearance joints); gap_uncorrected: (n) max_j Phi_j(q)
-    after the step, before any penetration correction.
+    after the step, before any penetration correction; friction_force: (n+1, M, 3) Coulomb
+    friction force of each contact on its moving body (global, N; contact_force is the normal
+    part); compliant_gap: (n+1, C) Phi of each compliant contact (> 0 = penetration, m);
+    compliant_force: (n+1, C, 3) its force on the moving body (normal + friction, global, N).
     """
 
     t: np.ndarray
@@ -85,6 +91,9 @@ class SimulationResult:
     contact_point: np.ndarray
     joint_force: np.ndarray
     gap_uncorrected: np.ndarray
+    friction_force: np.ndarray
+    compliant_gap: np.ndarray
+    compliant_force: np.ndarray
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -244,11 +253,22 @@ class SimulationResult:
                     f"expected one column per entry of {key} in meta.json"
                 )
         n_c = len(meta.get("contact_labels", []))
-        for name in ("contact_force", "contact_point"):
-            if arrays[name].shape[1:] != (n_c, 3):
+        n_s = len(meta.get("compliant_labels", []))
+        if arrays["compliant_gap"].shape[1:] != (n_s,):
+            raise InputError(
+                f"result.npz in {str(d)!r}: compliant_gap has shape "
+                f"{arrays['compliant_gap'].shape}, expected (rows, {n_s})"
+            )
+        for name, width in (
+            ("contact_force", n_c),
+            ("contact_point", n_c),
+            ("friction_force", n_c),
+            ("compliant_force", n_s),
+        ):
+            if arrays[name].shape[1:] != (width, 3):
                 raise InputError(
                     f"result.npz in {str(d)!r}: {name} has shape {arrays[name].shape}, "
-                    f"expected (rows, {n_c}, 3)"
+                    f"expected (rows, {width}, 3)"
                 )
         n_j = len(meta.get("joints", []))
         if arrays["joint_force"].shape[1:] != (n_j, 3):

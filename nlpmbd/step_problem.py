@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from .contact import STICK_CREEP, STICK_SPEED
 from .errors import InputError
 from .model import SymbolicModel
 from .options import Formulation, SimulationOptions
@@ -33,6 +34,10 @@ _VERIFY = {
 #: Unscaled tolerances of that check: constraint violation (m, 1), EoM residual (N), and
 #: complementarity |lambda Phi_lin| (N m).
 VERIFY_TOL = {"constraints": 1e-9, "eom": 1e-8, "complementarity": 1e-8}
+#: The friction fixed point stops when mu |lambda_new - lambda_old| <= FRICTION_TOL * max(mu
+#: lambda, 1 N), or after FRICTION_ITERATIONS solves (counted as unconverged).
+FRICTION_TOL = 1e-9
+FRICTION_ITERATIONS = 50
 #: A step taken with the second-order gap term that still penetrates by more than this fraction
 #: of a clearance is solved again without it (stepper._guard_curvature, and in the QP step).
 CURVATURE_GUARD = 0.1
@@ -64,6 +69,7 @@ class StepSolution:
     x: np.ndarray  # primal solution, for warm starts
     lam_x: np.ndarray
     lam_g: np.ndarray
+    friction: np.ndarray | None = None  # (3, M) friction force on each contact's moving body
 
 
 class StepProblem:
@@ -89,7 +95,18 @@ class StepProblem:
         qm = ca.SX.sym("qm", 7 * N)
         vm = ca.SX.sym("vm", 6 * N)
         use_curv = ca.SX.sym("use_curvature")  # 1, or 0 on the last retry of a failed step
-        P = ca.vertcat(t, qm, vm, use_curv)
+        # friction bounds are mu * lam_fr (lam_fr from the fixed-point loop in `solve`); Q_c is
+        # the compliant contacts' force (explicit, computed by the stepper with their memory)
+        self.friction = m.has_friction
+        self.restitution = m.has_restitution
+        self.compliant = m.n_compliant > 0
+        if (self.friction or self.restitution) and mpcc:
+            raise InputError(
+                "formulation must be 'implicit' for friction or restitution, got 'mpcc'"
+            )
+        lam_fr = ca.SX.sym("lam_fr", nc if self.friction else 0)
+        Q_c = ca.SX.sym("Q_c", 6 * N if self.compliant else 0)
+        P = ca.vertcat(t, qm, vm, use_curv, lam_fr, Q_c)
         s = ca.SX.sym("s")
         qd = ca.SX.sym("qd", 7 * N)
         lam = ca.SX.sym("lam", nc if mpcc else 0)
@@ -106,6 +123,8 @@ class StepProblem:
         Minv = ca.DM(np.linalg.inv(m.M))
         M = ca.DM(m.M)
         K = M @ (v - vm) / h + m.S(qm, vm) - m.Q(t, qm, vm)  # [eq. 26]
+        if self.compliant:
+            K = K - Q_c
         Phi_v = m.Phi_v(qm)
         Phi_eq_v = m.Phi_eq_v(qm, t)
         Phi_lin = m.Phi(qm) + h * Phi_v @ v  # [eq. 24]
@@ -127,10 +146,37 @@ class StepProblem:
         # Gauss objective [eqs. 17-19], scaled by c so that its size does not depend on units
         self._c = c = 1.0 / max(float(np.sum(m.masses)) * 9.81**2, 1e-12)
         f = c * ca.dot(K, Minv @ K) - o.h_preference * s
+        fr_force = ca.SX(3, nc)
+        fr_gen = ca.SX.zeros(6 * N, 1)
+        if self.friction:
+            # Tresca term (contact.py): (2c/h) sum_j g_j |D_j v|, the QP's h g |D v| scaled like
+            # the Gauss term; its gradient is the friction force, of size g_j against the slip
+            D = m.slip(qm)
+            mu_k, mu_s = ca.DM(m.mu), ca.DM(m.mu_static)
+            for j in range(nc):
+                Dj = D[3 * j : 3 * j + 3, :]
+                slip_m = ca.norm_2(Dj @ vm)
+                g_j = ca.if_else(slip_m < STICK_SPEED, mu_s[j], mu_k[j]) * lam_fr[j]
+                u = Dj @ v
+                norm = ca.sqrt(ca.dot(u, u) + STICK_CREEP**2)
+                f = f + (2 * c / h) * g_j * (norm - STICK_CREEP)
+                beta = g_j * u / norm
+                fr_force[:, j] = -beta
+                fr_gen = fr_gen + Dj.T @ beta
 
         g_parts = [ca.vertcat(*B_lin), eq_lin, Phi_lin]
         lbg = [np.zeros(N), np.zeros(ne), np.full(nc, -np.inf)]
         ubg = [np.zeros(N), np.zeros(ne), np.zeros(nc)]
+        nr = nc if self.restitution else 0
+        if nr:
+            # Newton restitution rows Phi_v v <= -e Phi_v vm (contact.py); `solve` opens them
+            # (upper bound 0 instead of inf) for the contacts that impact in the step
+            rate_m = Phi_v @ vm
+            rest = Phi_v @ v + ca.DM(m.restitution) * rate_m
+            g_parts.append(rest)
+            lbg.append(np.full(nr, -np.inf))
+            ubg.append(np.full(nr, np.inf))
+            self._impacts = ca.Function("impacts", [qm, vm], [m.Phi(qm), rate_m])
         if mpcc:
             eom = K + Phi_v.T @ lam + Phi_eq_v.T @ lam_eq  # equations of motion [eq. 25]
             g_parts += [eom, -lam * Phi_lin]  # Scholtes: lam_j (-Phi_lin_j) <= sigma
@@ -145,7 +191,10 @@ class StepProblem:
             "norm": slice(0, N),
             "eq": slice(N, N + ne),
             "gap": slice(N + ne, N + ne + nc),
+            "rest": slice(N + ne + nc, N + ne + nc + nr),
+            "mult": slice(N + ne, N + ne + nc + nr),  # the contact rows' multipliers
         }
+        self._ubg_step = self._ubg
         self._n = (N, nc, ne, mpcc)
 
         nlp = {"x": x, "p": P, "f": f, "g": g}
@@ -187,16 +236,23 @@ class StepProblem:
 
         # Post-processing of a solution: update [eq. 22], forces, residuals (same graph).
         lam_out, lam_eq_out = lam, lam_eq
+        comp_parts = [lam * Phi_lin] if (nc and mpcc) else []
         if not mpcc:
             # KKT of the implicit form in v: (2c/h) K + h Phi_v^T mu + h Phi_eq_v^T mu_eq = 0,
             # so the forces are lambda = h^2 mu / (2c) (FORMULATION.md section 8).
-            mu = ca.SX.sym("mu", nc)
+            mu = ca.SX.sym("mu", nc + nr)
             mu_eq = ca.SX.sym("mu_eq", ne)
-            lam_out, lam_eq_out = h**2 * mu / (2 * c), h**2 * mu_eq / (2 * c)
+            lam_gap = h**2 * mu[:nc] / (2 * c)
+            lam_out, lam_eq_out = lam_gap, h**2 * mu_eq / (2 * c)
+            comp_parts = [lam_gap * Phi_lin]
+            if nr:  # a restitution row's force adds to its contact's normal force
+                lam_rest = h**2 * mu[nc:] / (2 * c)
+                lam_out = lam_gap + lam_rest
+                comp_parts.append(lam_rest * rest)
             mult_in = [mu, mu_eq]
         else:
             mult_in = [ca.SX.sym("unused_mu", nc), ca.SX.sym("unused_mu_eq", ne)]
-        eom_res = K + Phi_v.T @ lam_out + Phi_eq_v.T @ lam_eq_out
+        eom_res = K + Phi_v.T @ lam_out + Phi_eq_v.T @ lam_eq_out + fr_gen
         q_new = qm + h * qd
         drift = [ca.fabs(ca.sumsqr(q_new[7 * k + 3 : 7 * k + 7]) - 1) for k in range(N)]
         if o.renormalize:
@@ -209,11 +265,20 @@ class StepProblem:
                     for k in range(N)
                 ]
             )
-        comp = ca.mmax(ca.fabs(lam_out * Phi_lin)) if nc else ca.SX(0)
+        comp = ca.mmax(ca.fabs(ca.vertcat(*comp_parts))) if nc else ca.SX(0)
         self._post = ca.Function(
             "post",
             [P, x, *mult_in],
-            [q_new, v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, ca.mmax(ca.vertcat(*drift))],
+            [
+                q_new,
+                v,
+                lam_out,
+                lam_eq_out,
+                ca.norm_2(eom_res),
+                comp,
+                ca.mmax(ca.vertcat(*drift)),
+                fr_force,
+            ],
         )
         # Lagrangian gradient of the NLP (IPOPT's sign convention) for the QP predictor's test
         lam_g_sym = ca.SX.sym("lam_g", g.shape[0])
@@ -226,12 +291,16 @@ class StepProblem:
             else None
         )
         self.qp = None
-        if o.predictor and not mpcc:
+        if o.predictor and not mpcc and not (self.friction or self.restitution or self.compliant):
             from .qp_step import QPStep  # qp_step imports this module
 
             self.qp = QPStep(m, o, self.gap_scales, projection=self.projection)
             self._predictor = self._predictor_function()
         self.predicted_steps = 0
+        self.friction_solves = 0  # extra solves of the friction fixed point
+        self.friction_unconverged = 0  # steps that reached FRICTION_ITERATIONS
+        self.last_lam = np.zeros(0)
+        self.compliant_force = np.zeros(6 * N)  # set by the stepper before each step
 
     # -------------------------------------------------------------------------------------
     def initial_guess(self, vm: np.ndarray, qm: np.ndarray) -> np.ndarray:
@@ -267,10 +336,57 @@ class StepProblem:
         curvature: bool = True,
     ) -> StepSolution:
         """Solve one step from (t, qm, vm) with h in [h_lo, h_hi]; `warm` (the previous step)
-        enables the warm start; `curvature` False drops the second-order gap term."""
-        P = np.concatenate([[t], qm, vm, [1.0 if curvature else 0.0]])
+        enables the warm start; `curvature` False drops the second-order gap term.
+
+        With friction, the step is solved again with the friction bounds mu lambda of the
+        last solution until lambda stops changing (FRICTION_TOL; at most FRICTION_ITERATIONS
+        solves, each warm-started from the one before): the fixed point is a Coulomb step."""
+        nc = self.model.n_gap
+        self._ubg_step = self._ubg
+        if self.restitution:
+            phi, rate = (np.asarray(a).ravel() for a in self._impacts(qm, vm))
+            # contacts that approach and would close within the step at that speed
+            hit = (rate > 0) & (phi + h_hi * rate >= 0) & (self.model.restitution > 0)
+            self._ubg_step = self._ubg.copy()
+            self._ubg_step[self._slices["rest"]] = np.where(hit, 0.0, np.inf)
+        extra = [self.compliant_force] if self.compliant else []
+        if not self.friction:
+            P = np.concatenate([[t], qm, vm, [1.0 if curvature else 0.0], *extra])
+            return self._solve_once(P, qm, vm, warm, h_lo, h_hi)
+        lam_fr = self.last_lam.copy() if self.last_lam.size == nc else np.zeros(nc)
+        if warm is not None and warm.lam.size == nc:
+            lam_fr = warm.lam.copy()
+        iters, spent, start = 0, 0.0, warm
+        for _ in range(FRICTION_ITERATIONS):
+            P = np.concatenate([[t], qm, vm, [1.0 if curvature else 0.0], lam_fr, *extra])
+            sol = self._solve_once(P, qm, vm, start, h_lo, h_hi)
+            iters += max(sol.iterations, 0)
+            spent += sol.solve_time
+            if sol.status == 3:
+                break
+            change = np.max(self.model.mu_static * np.abs(sol.lam - lam_fr), initial=0.0)
+            size = np.max(self.model.mu_static * np.abs(sol.lam), initial=0.0)
+            # over redundant contacts the split of lambda is not unique, but v is (the step is
+            # strictly convex in v): a step whose v no longer moves has converged too
+            same_v = (
+                start is not None
+                and start is not warm
+                and np.max(np.abs(sol.v - start.v), initial=0.0)
+                <= FRICTION_TOL * max(1.0, np.max(np.abs(sol.v), initial=0.0))
+            )
+            lam_fr, start = sol.lam.copy(), sol
+            if change <= FRICTION_TOL * max(size, 1.0) or same_v:
+                break
+            self.friction_solves += 1
+        else:
+            self.friction_unconverged += 1
+        sol.iterations, sol.solve_time = iters, spent
+        self.last_lam = sol.lam.copy()
+        return sol
+
+    def _solve_once(self, P, qm, vm, warm, h_lo, h_hi) -> StepSolution:
         lbx, ubx = self.bounds(h_lo, h_hi)
-        args = {"p": P, "lbx": lbx, "ubx": ubx, "lbg": self._lbg, "ubg": self._ubg}
+        args = {"p": P, "lbx": lbx, "ubx": ubx, "lbg": self._lbg, "ubg": self._ubg_step}
         tic = time.perf_counter()
         guess = self._predict(P, h_lo, h_hi) if self.qp is not None else None
         if guess is not None and guess[4]:
@@ -307,8 +423,8 @@ class StepProblem:
         """Unscaled checks of a step: constraint violation, EoM and complementarity residuals,
         nonnegative contact forces (VERIFY_TOL)."""
         g = np.asarray(self._g(P, x)).ravel()
-        viol = np.max(np.maximum(g - self._ubg, self._lbg - g), initial=0.0)
-        mu, mu_eq = lam_g[self._slices["gap"]], lam_g[self._slices["eq"]]
+        viol = np.max(np.maximum(g - self._ubg_step, self._lbg - g), initial=0.0)
+        mu, mu_eq = lam_g[self._slices["mult"]], lam_g[self._slices["eq"]]
         out = self._post(P, x, mu, mu_eq)
         lam = np.asarray(out[2]).ravel()
         return bool(
@@ -374,8 +490,9 @@ class StepProblem:
         self, P, x, lam_x, lam_g, status, iters, return_status, elapsed, out=None
     ) -> StepSolution:
         if out is None:
-            out = self._post(P, x, lam_g[self._slices["gap"]], lam_g[self._slices["eq"]])
+            out = self._post(P, x, lam_g[self._slices["mult"]], lam_g[self._slices["eq"]])
         q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
+        friction = np.asarray(out[7]).reshape(3, -1) if len(out) > 7 else np.zeros((3, 0))
         if status < 3 and not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             status = 3
         return StepSolution(
@@ -394,4 +511,5 @@ class StepProblem:
             x=x,
             lam_x=lam_x,
             lam_g=lam_g,
+            friction=friction,
         )

@@ -32,6 +32,8 @@ COUNTERS = (
     "predicted_steps",
     "qp_fallback_steps",
     "qp_backup_solves",
+    "friction_solves",
+    "friction_unconverged",
 )
 
 #: A joint may be violated by at most this much at t = 0 (m or rad).
@@ -197,6 +199,19 @@ def _build_problem(model: SymbolicModel, system: System, options: SimulationOpti
     NLP without the predictor."""
     if options.solver == "nlp":
         return StepProblem(model, options, system.gap_scales)
+    needs_nlp = [
+        what
+        for what, present in (
+            ("friction", model.has_friction),
+            ("restitution", model.has_restitution),
+            ("compliant contact", model.n_compliant > 0),
+        )
+        if present
+    ]
+    if needs_nlp:
+        raise InputError(
+            f"solver must be 'nlp' for a system with {' and '.join(needs_nlp)}, got 'qp'"
+        )
     nlp_options = replace(options, solver="nlp", predictor=False)
     return QPStep(
         model,
@@ -262,6 +277,7 @@ def simulate(
             "bodies": [b.name for b in system.bodies],
             "contact_labels": system.gap_labels,
             "contact_scales": system.gap_scales,
+            "compliant_labels": system.compliant_labels,
             "eq_labels": system.eq_labels,
             "joints": [j.name for j in system.joints],
             "gravity": system.gravity.tolist(),
@@ -280,10 +296,22 @@ def simulate(
     warm: StepSolution | None = None
     step = 0
     earlier = dict.fromkeys(COUNTERS, 0)  # counters of the run a resumed one continues
+    # compliant contacts: the penetration speed at which each one began (contact.py)
+    impact_speed = np.zeros(m.n_compliant)
+
+    def compliant_state(t, q, v):
+        """(generalised force, gaps, rates, force vectors) of the compliant contacts."""
+        out = m.compliant(t, q, v, impact_speed)
+        return (np.asarray(out[0]).ravel(), *(np.asarray(a) for a in out[1:3]), out[4])
+
     if resume is None:
-        hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq))
+        _, gap0, _, force0 = compliant_state(t, q, v)
+        hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq), None, gap0, np.asarray(force0))
     else:
         arrays, warm, h_next, previous = restore(resume, system, options)
+        impact_speed = np.asarray(
+            resume.meta["resume"].get("impact_speed", impact_speed), dtype=float
+        )
         earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
         hist.extend(**arrays)
         t, q, v = float(arrays["t"][-1]), arrays["q"][-1].copy(), arrays["v"][-1].copy()
@@ -293,6 +321,8 @@ def simulate(
         now = dict(
             count,
             projection_nlp_solves=problem.projection.nlp_solves if problem.projection else 0,
+            friction_solves=getattr(problem, "friction_solves", 0),
+            friction_unconverged=getattr(problem, "friction_unconverged", 0),
             predicted_steps=getattr(problem, "predicted_steps", 0),
             qp_fallback_steps=getattr(problem, "nlp_fallbacks", 0),
             qp_backup_solves=getattr(problem, "backup_solves", 0),
@@ -313,6 +343,7 @@ def simulate(
         info.pop("resume", None)
         if not completed:
             info["resume"] = resume_state(warm, h_next, totals, step)
+            info["resume"]["impact_speed"] = impact_speed.tolist()
         return hist.result(dict(info))
 
     last_checkpoint = time.perf_counter()
@@ -337,7 +368,7 @@ def simulate(
 
     def take(sol: StepSolution, status: int, iters: int, spent: float) -> None:
         """Record a step solved in Python: update, gap projection, history."""
-        nonlocal t, q, v, warm, step
+        nonlocal t, q, v, warm, step, impact_speed
         t0 = t
         t = t + sol.h
         q, v = sol.q, sol.v
@@ -346,14 +377,38 @@ def simulate(
             q, ok = problem.projection.apply(q, t)
             count["projection_failures"] += not ok
         hist.add_step(sol, status, iters, spent, gap_raw if m.n_gap else 0.0)
-        hist.add_point(t, q, v, sol.lam, sol.lam_eq)
+        force = None
+        if m.n_compliant:
+            was = np.asarray(hist_gap[0]).ravel()
+            _, gap, rate, _ = compliant_state(t, q, v)
+            gap, rate = gap.ravel(), rate.ravel()
+            # a contact that begins now keeps its penetration speed; a closed one forgets it
+            impact_speed = np.where(
+                gap > 0, np.where(was > 0, impact_speed, np.maximum(rate, 0.0)), 0.0
+            )
+            _, hist_gap[0], _, force = compliant_state(t, q, v)
+            force = np.asarray(force)
+        hist.add_point(
+            t,
+            q,
+            v,
+            sol.lam,
+            sol.lam_eq,
+            sol.friction,
+            hist_gap[0] if m.n_compliant else None,
+            force,
+        )
         warm = sol
         step += 1
         if bar is not None:
             bar.update(t - t0)
 
+    hist_gap = [np.asarray(compliant_state(t, q, v)[1]).ravel()]
+
     def python_step() -> None:
         nonlocal h_next
+        if m.n_compliant:
+            problem.compliant_force = compliant_state(t, q, v)[0]
         # the controller's h stands in for h_max: a landing step never exceeds it
         h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, h_next)
         if controller is None:

@@ -7,9 +7,11 @@ from collections.abc import Iterable
 import numpy as np
 
 from .bodies import GROUND, RigidBody
+from .contact import HardContact
 from .errors import InputError
 from .forces import AppliedLoad, Force, Torque
 from .joint import Joint
+from .springs import RotationalSpringDamper, SpringDamper, SpringElement
 from .validation import finite_array, short_repr
 
 
@@ -33,7 +35,7 @@ class System:
         self.gravity = finite_array("gravity", gravity, (3,))
         self.bodies: list[RigidBody] = []
         self.joints: list[Joint] = []
-        self.loads: list[AppliedLoad] = []
+        self.loads: list[AppliedLoad | SpringElement] = []
 
     # --- declaration ------------------------------------------------------------------------
     def add_body(self, body: RigidBody) -> RigidBody:
@@ -65,6 +67,10 @@ class System:
                     f"joint {joint.name!r} duplicates joint {other.name!r} ({reason}): "
                     "its constraints would be redundant"
                 )
+        if joint.n_gap == 0 and joint.contact != HardContact():
+            raise InputError(
+                f"joint {joint.name!r} has no gaps, so its contact law would do nothing"
+            )
         self.joints.append(joint)
         return joint
 
@@ -72,9 +78,20 @@ class System:
         for j in _iterable("add_joints", joints):
             self.add_joint(j)
 
-    def add_load(self, load: AppliedLoad) -> AppliedLoad:
+    def add_load(self, load: AppliedLoad | SpringElement) -> AppliedLoad | SpringElement:
+        if isinstance(load, (RotationalSpringDamper, SpringDamper)):
+            for b in load.bodies:
+                if b is not GROUND and b not in self.bodies:
+                    raise InputError(
+                        f"load {load.name!r} acts on body {b.name!r} not in the system"
+                    )
+            self.loads.append(load)
+            return load
         if not isinstance(load, (Force, Torque)):
-            raise InputError(f"add_load expects a Force or Torque, got {short_repr(load)}")
+            raise InputError(
+                f"add_load expects a Force, Torque, SpringDamper or RotationalSpringDamper, "
+                f"got {short_repr(load)}"
+            )
         if load.body not in self.bodies:
             raise InputError(
                 f"load {load.name!r} acts on body {load.body.name!r} not in the system"
@@ -95,14 +112,28 @@ class System:
         return [f"{j.name}.{lab}" for j in self.joints for lab in j.eq_labels]
 
     @property
+    def hard_joints(self) -> list[Joint]:
+        """Joints whose gaps are constraints of the step (HardContact): the contacts."""
+        return [j for j in self.joints if not j.compliant]
+
+    @property
+    def compliant_joints(self) -> list[Joint]:
+        """Joints whose gaps carry a force law (CompliantContact) instead."""
+        return [j for j in self.joints if j.compliant]
+
+    @property
     def gap_labels(self) -> list[str]:
-        return [f"{j.name}.{lab}" for j in self.joints for lab in j.gap_labels]
+        return [f"{j.name}.{lab}" for j in self.hard_joints for lab in j.gap_labels]
+
+    @property
+    def compliant_labels(self) -> list[str]:
+        return [f"{j.name}.{lab}" for j in self.compliant_joints for lab in j.gap_labels]
 
     @property
     def gap_scales(self) -> list[float]:
         """Per contact column, the clearance it closes (m); 0 where a joint gives none."""
         out: list[float] = []
-        for j in self.joints:
+        for j in self.hard_joints:
             scales = list(j.gap_scales)
             out += [float(s) for s in scales] if len(scales) == j.n_gap else [0.0] * j.n_gap
         return out

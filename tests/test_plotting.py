@@ -52,6 +52,9 @@ def synthetic(n: int = 5, bodies: int = 2, m: int = 2, e: int = 3, j: int = 2) -
         contact_point=rng.normal(size=(n + 1, m, 3)),
         joint_force=rng.normal(size=(n + 1, j, 3)),
         gap_uncorrected=np.full(n, -1e-5),
+        friction_force=rng.normal(size=(n + 1, m, 3)),
+        compliant_gap=np.zeros((n + 1, 0)),
+        compliant_force=np.zeros((n + 1, 0, 3)),
         meta={
             "joints": [f"j{k}" for k in range(j)],
             "bodies": [f"b{k}" for k in range(bodies)],

@@ -1,0 +1,135 @@
+"""Symbolic pieces of friction, restitution and compliant contact (contact.py's laws), traced
+with the model's symbols by SymbolicModel.build.
+
+Every contact j has a global direction d_j (the force on the joint's moving body: its child, or
+its parent when the child is GROUND) and a point x_j (Joint.contact_frames). The slip velocity
+is the velocity of the moving body's material point at x_j relative to the other body's,
+projected on the tangent plane: D_j(q) v with D_j = (I - d_j d_j^T) W_j(q), a (3, 6N) matrix.
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from .bodies import GROUND
+from .contact import CompliantContact, HardContact
+from .pose import BodyState, Poses
+from .system import System
+
+#: Smallest penetration speed at the start of a compliant contact used in its damping term
+#: (m/s): a contact that starts by creeping in has no meaningful impact speed.
+MIN_IMPACT_SPEED = 1e-3
+
+
+def _point_velocity(state: BodyState | None, x) -> ca.SX:
+    """Global velocity of the body's material point now at global position x (0 for ground)."""
+    if state is None:
+        return ca.SX.zeros(3, 1)
+    omega = state.rotation @ state.angular_velocity
+    return state.velocity + ca.cross(omega, x - state.position)
+
+
+def _moving(joint):
+    """(moving body, other body) of a joint's contacts, as in the model's force directions."""
+    if joint.child is GROUND:
+        return joint.parent, joint.child
+    return joint.child, joint.parent
+
+
+def contact_kinematics(joint, poses: Poses, states: dict, sign: float):
+    """Per gap of `joint`: (direction d on the moving body, point x, relative velocity at x)."""
+    b1, b2 = _moving(joint)
+    out = []
+    for d, x in joint.contact_frames(poses):
+        v_rel = _point_velocity(states.get(b1), x) - _point_velocity(states.get(b2), x)
+        out.append((sign * d, x, v_rel))
+    return out
+
+
+def hard_coefficients(system: System) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per hard gap: (mu, mu_static, restitution)."""
+    rows = []
+    for j in system.hard_joints:
+        c: HardContact = j.contact
+        rows += [(c.mu, c.mu_static, c.restitution)] * j.n_gap
+    a = np.array(rows, dtype=float).reshape(-1, 3)
+    return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
+
+
+def slip_jacobian(frames: list, v: ca.SX) -> ca.SX:
+    """Stacked (3M, 6N) tangential slip Jacobian of the hard gaps (see the module docstring)."""
+    if not frames:
+        return ca.SX(0, v.shape[0])
+    rows = []
+    for d, _, v_rel in frames:
+        rows.append(v_rel - d * ca.dot(d, v_rel))
+    return ca.jacobian(ca.vertcat(*rows), v)
+
+
+def _ramp(s, v0: float, v1: float):
+    """Ambrosio's dynamic correction c_d: 0 below v0, 1 above v1, smooth cubic between."""
+    u = ca.fmin(ca.fmax((s - v0) / (v1 - v0), 0), 1)
+    return u * u * (3 - 2 * u)
+
+
+def compliant_function(system: System, q, v, t, poses: Poses, states: dict, body_index) -> tuple:
+    """(Function (t, q, v, z) -> generalised force (6N), gap (C), rate (C), normal force (C),
+    force vectors on the moving bodies (3, C), points (3, C); number of contacts C).
+    z holds each contact's penetration speed when it began (the stepper keeps it)."""
+    N = system.n_bodies
+    Q = [ca.SX.zeros(6, 1) for _ in range(N)]
+    gaps, rates, normals, forces, points, z_syms = [], [], [], [], [], []
+    for joint in system.compliant_joints:
+        law: CompliantContact = joint.contact
+        b1, b2 = _moving(joint)
+        sign = -1.0 if joint.child is GROUND else 1.0
+        for phi, (d, x, v_rel) in zip(
+            joint.gaps(poses), contact_kinematics(joint, poses, states, sign), strict=True
+        ):
+            z = ca.SX.sym("z")
+            delta = ca.fmax(phi, 0)
+            rate = -ca.dot(d, v_rel)  # d/dt Phi: the moving body approaches against d
+            speed = ca.fmax(z, MIN_IMPACT_SPEED)
+            f_n = law.stiffness * delta**law.exponent * (1 + law.damping_factor * rate / speed)
+            f_n = ca.if_else(phi > 0, ca.fmax(f_n, 0), 0)
+            F = f_n * d
+            if law.mu > 0:
+                v_t = v_rel - d * ca.dot(d, v_rel)
+                s = ca.sqrt(ca.dot(v_t, v_t) + 1e-24)
+                F = F - law.mu * _ramp(s, *law.friction_speeds) * f_n * v_t / s
+            for body, f in ((b1, F), (b2, -F)):
+                if body is GROUND:
+                    continue
+                st = states[body]
+                k = body_index(body)
+                Q[k] = Q[k] + ca.vertcat(f, st.rotation.T @ ca.cross(x - st.position, f))
+            gaps.append(phi)
+            rates.append(rate)
+            normals.append(f_n)
+            forces.append(F)
+            points.append(x)
+            z_syms.append(z)
+    zs = ca.vertcat(*z_syms) if z_syms else ca.SX(0, 1)
+    C = len(gaps)
+
+    def cat(parts, rows=None):
+        if not parts:
+            return ca.SX(rows or 0, 0) if rows else ca.SX(0, 1)
+        return ca.horzcat(*parts) if rows else ca.vertcat(*parts)
+
+    fn = ca.Function(
+        "compliant",
+        [t, q, v, zs],
+        [
+            ca.vertcat(*Q),
+            cat(gaps),
+            cat(rates),
+            cat(normals),
+            cat(forces, 3),
+            cat(points, 3),
+        ],
+        ["t", "q", "v", "z"],
+        ["Q", "gap", "rate", "normal", "force", "point"],
+    )
+    return fn, C
