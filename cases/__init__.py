@@ -2,7 +2,15 @@
 
 from nlpmbd.case import Case
 
-from . import box_drop, cylindrical, free_body, pendulum, prismatic, revolute
+from . import (
+    box_drop,
+    cylindrical,
+    free_body,
+    pendulum,
+    prismatic,
+    revolute,
+    slider_crank_driven,
+)
 
 REGISTRY: dict[str, Case] = {
     c.name: c
@@ -13,6 +21,7 @@ REGISTRY: dict[str, Case] = {
         prismatic.CASE,
         free_body.CASE,
         box_drop.CASE,
+        slider_crank_driven.CASE,
     )
 }
 

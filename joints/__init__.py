@@ -5,6 +5,8 @@ from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .planar_prismatic import PlanarPrismaticJoint
+from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .plane_contact import PlaneContact
 from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
@@ -18,6 +20,8 @@ __all__ = [
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
+    "PlanarPrismaticClearance",
+    "PlanarPrismaticJoint",
     "PlaneContact",
     "PrismaticClearance",
     "PrismaticJoint",

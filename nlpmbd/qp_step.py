@@ -116,6 +116,8 @@ class QPStep:
         # residuals in the NLP path's units: EoM (N), constraints (m), complementarity (N m)
         K = M @ (v_new - v_free) / h
         eom = ca.norm_2(K + Phi_v.T @ lam + Phi_eq_v.T @ lam_eq)
+        # relative to the forces at play, as in the NLP path (step_problem.py)
+        eom_scale = ca.fmax(1, ca.norm_2(M @ (v_new - v) / h) + ca.norm_2(K - M @ (v_new - v) / h))
         phi_lin = phi + h * Phi_v @ v_new
         eq_lin = h * (Phi_eq_v @ v_new - eq_rhs)
         viol = ca.mmax(ca.vertcat(0, phi_lin, ca.fabs(eq_lin)))
@@ -126,7 +128,7 @@ class QPStep:
             (total == total)  # false for NaN (and inf - inf)
             * (ca.fabs(total) < ca.inf)
             * (viol <= VERIFY_TOL["constraints"])
-            * (eom <= QP_EOM_TOL)
+            * (eom <= QP_EOM_TOL * eom_scale)
             * (comp <= VERIFY_TOL["complementarity"])
             * (ca.mmin(ca.vertcat(0, lam)) >= -VERIFY_TOL["complementarity"])
         )

@@ -129,6 +129,17 @@ class SimulationResult:
         """Name of the joint of each contact column."""
         return [label.split(".", 1)[0] for label in self.meta.get("contact_labels", [])]
 
+    def driving_load(self, joint: str) -> np.ndarray:
+        """(n+1,) the moment (N m, about the drive's axis) or force (N, along its axis) that a
+        driving joint (DrivingAngle, DrivingCoordinate) applies to its child: minus the
+        multiplier of its equality (first row 0)."""
+        labels = self.meta.get("eq_labels", [])
+        for suffix in ("angle", "coordinate"):
+            label = f"{joint}.{suffix}"
+            if label in labels:
+                return -self.lam_eq[:, labels.index(label)]
+        raise InputError(f"no driving joint named {joint!r} in this result")
+
     def force_of(self, joint: str) -> np.ndarray:
         """(n+1, 3) constraint force of one joint on its child body."""
         names = list(self.meta.get("joints", []))
