@@ -253,7 +253,7 @@ class StepProblem:
             lam_out, lam_eq_out = lam_gap, rs * h**2 * mu_eq / (2 * c)
             comp_parts = [lam_gap * Phi_lin]
             if nr:  # a restitution row's force adds to its contact's normal force
-                lam_rest = h**2 * mu[nc:] / (2 * c)
+                lam_rest = h * mu[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
                 lam_out = lam_gap + lam_rest
                 comp_parts.append(lam_rest * rest)
             mult_in = [mu, mu_eq]
