@@ -4,11 +4,13 @@ from nlpmbd.case import Case
 
 from . import (
     box_drop,
+    crank_rocker,
     cylindrical,
     free_body,
     pendulum,
     prismatic,
     revolute,
+    slider_crank,
     slider_crank_driven,
 )
 
@@ -21,7 +23,9 @@ REGISTRY: dict[str, Case] = {
         prismatic.CASE,
         free_body.CASE,
         box_drop.CASE,
+        slider_crank.CASE,
         slider_crank_driven.CASE,
+        crank_rocker.CASE,
     )
 }
 

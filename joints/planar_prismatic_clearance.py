@@ -51,13 +51,23 @@ class PlanarPrismaticClearance(Joint):
         b = 0.5 * finite_scalar(f"{name}.width", width, low=0.0, low_open=True)
         self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
         w = np.cross(n, u)
-        self.half_width = b
+        self.half_width, self.half_length, self.center = b, a, center
         self.origin = initial_local_point(guide, center)
         self.w = initial_local_vector(guide, w)
         self.corners = {
             f"{end}_{side}": initial_local_point(slider, center + sa * a * u + sb * b * w)
             for end, sa in (("front", 1.0), ("back", -1.0))
             for side, sb in (("upper", 1.0), ("lower", -1.0))
+        }
+
+    def describe(self) -> dict:
+        return {
+            "kind": "planar_guide",
+            "slider": self.child.name,
+            "clearance": self.clearance,
+            "half_width": self.half_width,
+            "half_length": self.half_length,
+            "center_y": float(self.center[1]),
         }
 
     @property

@@ -76,6 +76,11 @@ class Joint:
         """Per gap, the clearance it closes (m), so penetration can be reported as a fraction."""
         return ()
 
+    def describe(self) -> dict | None:
+        """Plain numbers about the joint's geometry that figures need (stored in a result's
+        meta["joint_geometry"]), or None. The default: None."""
+        return None
+
     def duplicates(self, other: Joint) -> str | None:
         """Why `other` repeats this joint's constraints (e.g. the same kind of joint between the
         same bodies at the same point), or None. System.add_joint rejects such a pair, whose

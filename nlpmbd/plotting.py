@@ -77,10 +77,27 @@ def plot_result(
     if result.lam.shape[1] > 0:
         figures.append(("contacts", "contact forces and gaps", (2, 1), _contacts))
         figures.append(("contact_points", "contact points (global)", (3, 1), _contact_points))
-    return [
+    paths = [
         _save(result, out / f"{name}.{fmt}", prefix + title, shape, draw, dpi)
         for name, title, shape, draw in figures
     ]
+    # planar mechanisms with a slider in a guide: the source papers' figures too
+    for joint, geo in (result.meta.get("joint_geometry") or {}).items():
+        if isinstance(geo, dict) and geo.get("kind") == "planar_guide":
+            from .mechanism_plots import save_mechanism_figures
+
+            paths += save_mechanism_figures(
+                result,
+                out,
+                slider=str(geo["slider"]),
+                joint=joint,
+                clearance=float(geo["clearance"]),
+                half_width=float(geo["half_width"]),
+                half_length=float(geo["half_length"]),
+                guide_center_y=float(geo.get("center_y", 0.0)),
+                dpi=dpi,
+            )
+    return paths
 
 
 def _save(

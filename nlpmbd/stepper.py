@@ -278,6 +278,7 @@ def simulate(
             "contact_labels": system.gap_labels,
             "contact_scales": system.gap_scales,
             "compliant_labels": system.compliant_labels,
+            "joint_geometry": {j.name: j.describe() for j in system.joints if j.describe()},
             "eq_labels": system.eq_labels,
             "joints": [j.name for j in system.joints],
             "gravity": system.gravity.tolist(),
