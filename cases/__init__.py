@@ -12,6 +12,8 @@ from . import (
     revolute,
     slider_crank,
     slider_crank_driven,
+    slider_crank_moment,
+    stick_slip,
 )
 
 REGISTRY: dict[str, Case] = {
@@ -26,6 +28,8 @@ REGISTRY: dict[str, Case] = {
         slider_crank.CASE,
         slider_crank_driven.CASE,
         crank_rocker.CASE,
+        stick_slip.CASE,
+        slider_crank_moment.CASE,
     )
 }
 
