@@ -58,12 +58,6 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
-    if params["mu_static"] < params["mu"]:
-        from nlpmbd import InputError
-
-        raise InputError(
-            f"parameter mu_static must be >= mu = {params['mu']}, got {params['mu_static']}"
-        )
     contact = HardContact(mu=params["mu"], mu_static=params["mu_static"])
     system = build_slider_crank(
         GEOMETRY,

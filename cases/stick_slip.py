@@ -50,12 +50,6 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
-    if params["mu_static"] < params["mu"]:
-        from nlpmbd import InputError
-
-        raise InputError(
-            f"parameter mu_static must be >= mu = {params['mu']}, got {params['mu_static']}"
-        )
     system = System(gravity=(0.0, -9.81, 0.0))
     slider = system.add_body(RigidBody("slider", MASS, (INERTIA,) * 3))
     k, F, w = params["stiffness"], params["amplitude"], params["frequency"]
