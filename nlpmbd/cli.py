@@ -203,6 +203,11 @@ def _summary(result, out: Path) -> None:
         f"{s['max_penetration_uncorrected']:.3e} m), energy change "
         f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
     )
+    if result.compliant_gap.shape[1]:
+        print(
+            f"  compliant contacts: max penetration {s['max_compliant_penetration']:.3e} m "
+            "(their force law's deformation, not an error)"
+        )
     print(f"  results in {out}")
 
 

@@ -202,8 +202,8 @@ def slider_path_figure(
     axes[0].set_ylabel(r"$(y - y_{guide} \mp b) / c$ (1)")
     axes[0].legend(fontsize="small")
     fig.suptitle(
-        f"slider corners in the guide (clearance c = {1e3 * clearance:g} mm; "
-        "+1 upper, -1 lower surface)"
+        f"slider corners in the guide, c = {1e3 * clearance:g} mm\n"
+        "(+1: upper surface, -1: lower surface)"
     )
     fig.tight_layout()
     return fig

@@ -176,6 +176,7 @@ class SimulationResult:
             "max_penetration": max(0.0, mx(self.gap)),
             "max_penetration_fraction": max(self.penetration_fraction().values(), default=0.0),
             "max_penetration_uncorrected": max(0.0, mx(self.gap_uncorrected)),
+            "max_compliant_penetration": max(0.0, mx(self.compliant_gap)),
             "energy_change": float(e[-1] - e[0]),
             "failed_steps": int(np.sum(self.status == 3)),
             "retried_steps": int(np.sum(self.status == 2)),
