@@ -65,7 +65,7 @@ def build(params: Mapping[str, Any]) -> System:
         law = CompliantContact(
             stiffness=1e4,
             exponent=1.0,
-            restitution=max(params["restitution"], 0.01),
+            restitution=params["restitution"],
             damping="hunt-crossley",
             mu=params["mu"],
         )

@@ -7,16 +7,8 @@ import numpy as np
 from nlpmbd.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.errors import InputError
 from nlpmbd.joint import Joint
+from nlpmbd.rotation import perpendicular_pair
 from nlpmbd.validation import finite_array, unit_vector, vector_norm
-
-
-def perpendicular_pair(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit vectors a, b with (a, b, u) right-handed and orthonormal."""
-    helper = np.eye(3)[int(np.argmin(np.abs(u)))]
-    a = np.cross(u, helper)
-    a /= np.linalg.norm(a)
-    return a, np.cross(u, a)
-
 
 #: Relative tolerance below which two joint points (or two axis directions) coincide.
 COINCIDENT_TOL = 1e-12

@@ -73,7 +73,7 @@ def _ramp(s, v0: float, v1: float):
     return u * u * (3 - 2 * u)
 
 
-def compliant_function(system: System, q, v, t, poses: Poses, states: dict, body_index) -> tuple:
+def compliant_function(system: System, q, v, t, poses: Poses, states: dict) -> tuple:
     """(Function (t, q, v, z) -> generalised force (6N), gap (C), rate (C), normal force (C),
     force vectors on the moving bodies (3, C), points (3, C); number of contacts C).
     z holds each contact's penetration speed when it began (the stepper keeps it)."""
@@ -102,7 +102,7 @@ def compliant_function(system: System, q, v, t, poses: Poses, states: dict, body
                 if body is GROUND:
                     continue
                 st = states[body]
-                k = body_index(body)
+                k = system.body_index(body)
                 Q[k] = Q[k] + ca.vertcat(f, st.rotation.T @ ca.cross(x - st.position, f))
             gaps.append(phi)
             rates.append(rate)

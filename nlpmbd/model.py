@@ -121,9 +121,7 @@ class SymbolicModel:
         Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
         slip = slip_jacobian(frames, v)
         mu, mu_static, restitution = hard_coefficients(system)
-        compliant, n_compliant = compliant_function(
-            system, q, v, t, pose_map, states, system.body_index
-        )
+        compliant, n_compliant = compliant_function(system, q, v, t, pose_map, states)
         normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
         points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
 

@@ -69,7 +69,8 @@ class SimulationResult:
     after the step, before any penetration correction; friction_force: (n+1, M, 3) Coulomb
     friction force of each contact on its moving body (global, N; contact_force is the normal
     part); compliant_gap: (n+1, C) Phi of each compliant contact (> 0 = penetration, m);
-    compliant_force: (n+1, C, 3) its force on the moving body (normal + friction, global, N).
+    compliant_force: (n+1, C, 3) its force on the moving body in the step that led to the point
+    (normal + friction, global, N, evaluated at the step's start; first row 0).
     """
 
     t: np.ndarray

@@ -14,6 +14,7 @@ import numpy as np
 from .bodies import GROUND, Body, RigidBody, initial_local_point, initial_local_vector
 from .errors import InputError
 from .pose import BodyState
+from .rotation import perpendicular_pair
 from .validation import finite_array, finite_scalar, name_string, short_repr, unit_vector
 
 
@@ -66,10 +67,7 @@ class RotationalSpringDamper:
         )
         object.__setattr__(self, "damping", _nonnegative(f"{self.name}.damping", self.damping))
         object.__setattr__(self, "angle0", finite_scalar(f"{self.name}.angle0", self.angle0))
-        helper = np.eye(3)[int(np.argmin(np.abs(u)))]
-        a = np.cross(u, helper)
-        a /= np.linalg.norm(a)
-        b = np.cross(u, a)
+        a, b = perpendicular_pair(u)
         frame = (
             initial_local_vector(self.parent, u),
             initial_local_vector(self.parent, a),

@@ -300,14 +300,13 @@ def simulate(
     # compliant contacts: the penetration speed at which each one began (contact.py)
     impact_speed = np.zeros(m.n_compliant)
 
-    def compliant_state(t, q, v):
-        """(generalised force, gaps, rates, force vectors) of the compliant contacts."""
-        out = m.compliant(t, q, v, impact_speed)
-        return (np.asarray(out[0]).ravel(), *(np.asarray(a) for a in out[1:3]), out[4])
+    def compliant_at(t, q, v):
+        """(generalised force, gaps, rates, force vectors (3, C)) of the compliant contacts."""
+        Q, gap, rate, _, force, _ = (np.asarray(a) for a in m.compliant(t, q, v, impact_speed))
+        return Q.ravel(), gap.ravel(), rate.ravel(), force
 
     if resume is None:
-        _, gap0, _, force0 = compliant_state(t, q, v)
-        hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq), None, gap0, np.asarray(force0))
+        hist.add_point(t, q, v, np.zeros(m.n_gap), np.zeros(m.n_eq), None, compliant_at(t, q, v)[1])
     else:
         arrays, warm, h_next, previous = restore(resume, system, options)
         impact_speed = np.asarray(
@@ -378,17 +377,18 @@ def simulate(
             q, ok = problem.projection.apply(q, t)
             count["projection_failures"] += not ok
         hist.add_step(sol, status, iters, spent, gap_raw if m.n_gap else 0.0)
-        force = None
+        applied = None  # the compliant forces of this step (at its start, like lam)
         if m.n_compliant:
-            was = np.asarray(hist_gap[0]).ravel()
-            _, gap, rate, _ = compliant_state(t, q, v)
-            gap, rate = gap.ravel(), rate.ravel()
-            # a contact that begins now keeps its penetration speed; a closed one forgets it
-            impact_speed = np.where(
-                gap > 0, np.where(was > 0, impact_speed, np.maximum(rate, 0.0)), 0.0
+            applied, was = compliant[0][3], compliant[0][1]
+            new = compliant_at(t, q, v)
+            # a contact that begins now keeps its penetration speed; an open one forgets it
+            speed = np.where(
+                new[1] > 0, np.where(was > 0, impact_speed, np.maximum(new[2], 0.0)), 0.0
             )
-            _, hist_gap[0], _, force = compliant_state(t, q, v)
-            force = np.asarray(force)
+            if not np.array_equal(speed, impact_speed):  # the force depends on it
+                impact_speed = speed
+                new = compliant_at(t, q, v)
+            compliant[0] = new
         hist.add_point(
             t,
             q,
@@ -396,20 +396,21 @@ def simulate(
             sol.lam,
             sol.lam_eq,
             sol.friction,
-            hist_gap[0] if m.n_compliant else None,
-            force,
+            compliant[0][1] if m.n_compliant else None,
+            applied,
         )
         warm = sol
         step += 1
         if bar is not None:
             bar.update(t - t0)
 
-    hist_gap = [np.asarray(compliant_state(t, q, v)[1]).ravel()]
+    # the compliant contacts at the current state, computed once per step
+    compliant = [compliant_at(t, q, v)]
 
     def python_step() -> None:
         nonlocal h_next
         if m.n_compliant:
-            problem.compliant_force = compliant_state(t, q, v)[0]
+            problem.compliant_force = compliant[0][0]
         # the controller's h stands in for h_max: a landing step never exceeds it
         h_lo, h_hi = step_bounds(options.t_end - t, options.h_min, h_next)
         if controller is None:
