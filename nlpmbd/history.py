@@ -34,22 +34,8 @@ class History:
     the fast path's a chunk at a time (`extend`)."""
 
     def __init__(self, model: SymbolicModel) -> None:
-        N, M, E = model.n_bodies, model.n_gap, model.n_eq
         self.model = model
-        self.tail = {
-            "q": (7 * N,),
-            "v": (6 * N,),
-            "lam": (M,),
-            "lam_eq": (E,),
-            "gap": (M,),
-            "energy": (3,),
-            "contact_force": (M, 3),
-            "contact_point": (M, 3),
-            "joint_force": (model.n_joints, 3),
-            "friction_force": (M, 3),
-            "compliant_gap": (model.n_compliant,),
-            "compliant_force": (model.n_compliant, 3),
-        }
+        self.tail = _tails(model)
         self.arrays = {name: _Growing(self.tail.get(name, ())) for name in ARRAYS}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
@@ -161,6 +147,32 @@ class History:
             a = growing.rows()
             arrays[name] = a.astype(int) if name in _INTS else a
         return SimulationResult(**arrays, meta=meta)
+
+
+def _tails(model: SymbolicModel) -> dict[str, tuple[int, ...]]:
+    """Shape of one row of each result array that is not a scalar per row."""
+    N, M, E, C = model.n_bodies, model.n_gap, model.n_eq, model.n_compliant
+    return {
+        "q": (7 * N,),
+        "v": (6 * N,),
+        "lam": (M,),
+        "lam_eq": (E,),
+        "gap": (M,),
+        "energy": (3,),
+        "contact_force": (M, 3),
+        "contact_point": (M, 3),
+        "joint_force": (model.n_joints, 3),
+        "friction_force": (M, 3),
+        "compliant_gap": (C,),
+        "compliant_force": (C, 3),
+    }
+
+
+def bytes_per_step(model: SymbolicModel) -> int:
+    """Bytes one step adds to the result: one row of every array, 8 bytes per number (the
+    integer arrays are stored as 8-byte numbers too)."""
+    tails = _tails(model)
+    return 8 * sum(int(np.prod(tails.get(name, ()), dtype=int)) for name in ARRAYS)
 
 
 class _Growing:

@@ -127,6 +127,11 @@ class QPStep:
         ok = (
             (total == total)  # false for NaN (and inf - inf)
             * (ca.fabs(total) < ca.inf)
+            # an infinite residual passes the tolerance tests below (inf <= tol * inf); NaN and
+            # inf both fail x < inf
+            * (eom < ca.inf)
+            * (comp < ca.inf)
+            * (drift < ca.inf)
             * (viol <= VERIFY_TOL["constraints"])
             * (eom <= QP_EOM_TOL * eom_scale)
             * (comp <= VERIFY_TOL["complementarity"])

@@ -9,6 +9,7 @@ v-space equations of motion (see README, "Formulation").
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -41,6 +42,24 @@ FRICTION_ITERATIONS = 50
 #: A step taken with the second-order gap term that still penetrates by more than this fraction
 #: of a clearance is solved again without it (stepper._guard_curvature, and in the QP step).
 CURVATURE_GUARD = 0.1
+
+
+def _finite(*values) -> bool:
+    """True when every number in `values` (floats, NumPy arrays) is finite. Their sum is finite
+    exactly then, unless it overflows (NaN and inf propagate, inf - inf is NaN): one cheap test
+    for the usual case."""
+    total = 0.0
+    for a in values:  # Python floats: ~10x faster than NumPy reductions on arrays this small
+        total += sum(a.ravel().tolist()) if isinstance(a, np.ndarray) else a
+    if math.isfinite(total):
+        return True
+    return all(np.all(np.isfinite(a)) for a in values)
+
+
+def _within(value: float, limit: float) -> bool:
+    """value <= limit for a finite value (the EoM limit scales with the forces, so an infinite
+    residual would pass an infinite limit)."""
+    return math.isfinite(value) and value <= limit
 
 
 def smallest_clearance(gap_scales: list[float]) -> float:
@@ -440,7 +459,7 @@ class StepProblem:
         lam = np.asarray(out[2]).ravel()
         return bool(
             viol <= VERIFY_TOL["constraints"]
-            and float(out[4]) <= VERIFY_TOL["eom"] * float(out[8])
+            and _within(float(out[4]), VERIFY_TOL["eom"] * float(out[8]))
             and float(out[5]) <= VERIFY_TOL["complementarity"]
             and np.all(lam >= -VERIFY_TOL["complementarity"])
         )
@@ -491,7 +510,7 @@ class StepProblem:
         solved = (
             (h_lo == h_hi or float(dLds) <= 0.0)
             and float(viol) <= VERIFY_TOL["constraints"]
-            and float(post[4]) <= VERIFY_TOL["eom"] * float(post[8])
+            and _within(float(post[4]), VERIFY_TOL["eom"] * float(post[8]))
             and float(post[5]) <= VERIFY_TOL["complementarity"]
             and bool(np.all(lam >= -VERIFY_TOL["complementarity"]))
         )
@@ -504,17 +523,24 @@ class StepProblem:
             out = self._post(P, x, lam_g[self._slices["mult"]], lam_g[self._slices["eq"]])
         q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
         friction = np.asarray(out[7]).reshape(3, -1) if len(out) > 7 else np.zeros((3, 0))
-        if status < 3 and not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+        # inf <= inf passes the tolerance tests: a non-finite state, force or residual (e.g.
+        # overflow with a mass of 1e300) is a failed step, never an acceptable one
+        eom, comp, drift = float(out[4]), float(out[5]), float(out[6])
+        if status < 3 and not _finite(q, v, lam, lam_eq, eom, comp, drift):
+            values = {"state": (q, v), "forces": (lam, lam_eq), "EoM residual": (eom,)}
+            values.update({"complementarity": (comp,), "|p'p-1|": (drift,)})
+            bad = [name for name, parts in values.items() if not _finite(*parts)]
             status = 3
+            return_status = f"{return_status} with a non-finite {bad[0]}"
         return StepSolution(
             h=float(x[0] * self.options.h_max),
             q=q,
             v=v,
             lam=lam,
             lam_eq=lam_eq,
-            eom_residual=float(out[4]),
-            comp_residual=float(out[5]),
-            norm_drift=float(out[6]),
+            eom_residual=eom,
+            comp_residual=comp,
+            norm_drift=drift,
             status=status,
             iterations=iters,
             solve_time=elapsed,

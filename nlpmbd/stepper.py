@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from importlib import metadata
 from typing import Any
@@ -20,6 +22,7 @@ from .qp_step import QPStep
 from .results import SimulationResult
 from .step_problem import CURVATURE_GUARD, StepProblem, StepSolution
 from .system import System
+from .validity import RunChecks, check_run_size
 
 #: Counters of a run recorded in meta.json (carried over when a run is resumed).
 COUNTERS = (
@@ -183,15 +186,21 @@ def _check_assembly(system: System, model: SymbolicModel, q: np.ndarray) -> None
         )
 
 
-def fixed_step_sizes(t0: float, t_end: float, h: float) -> np.ndarray:
+def fixed_step_sizes(t0: float, t_end: float, h: float) -> Iterator[float]:
     """The step sizes the stepping loop takes from t0 to t_end at a fixed step h (step_bounds,
-    with t accumulated in the same floating-point order)."""
-    out, t, eps = [], t0, 1e-6 * h
+    with t accumulated in the same floating-point order), generated as they are needed: a list
+    of a long run's steps would take memory and time before the first step."""
+    t, eps = t0, 1e-6 * h
     while t < t_end - eps:
         step = step_bounds(t_end - t, h, h)[1]
-        out.append(step)
+        yield step
         t = t + step
-    return np.asarray(out, dtype=float)
+
+
+def _next_sizes(sizes: Iterator[float], pending: np.ndarray, n: int) -> np.ndarray:
+    """`pending` topped up from `sizes` to n step sizes (fewer at the end of the run)."""
+    more = np.fromiter(itertools.islice(sizes, n - len(pending)), dtype=float)
+    return np.concatenate([pending, more]) if len(pending) else more
 
 
 def _build_problem(model: SymbolicModel, system: System, options: SimulationOptions):
@@ -232,6 +241,7 @@ def simulate(
     checkpoint_every: float = 60.0,
     resume: SimulationResult | None = None,
     stop: Callable[[], bool] | None = None,
+    force: bool = False,
 ) -> SimulationResult:
     """Simulate `system` from its initial state to options.t_end.
 
@@ -260,6 +270,11 @@ def simulate(
     `stop()` is asked after every step (or chunk); True ends the run as an interruption
     (SolverFailure "interrupted" with the partial result), between steps, so the partial result
     is always consistent (a signal handler should set a flag for it rather than raise).
+
+    A run of more than validity.MAX_STEPS steps (t_end / h_min), or whose result would not fit
+    in memory, is refused with InputError unless `force`. A body that flies off (validity.py,
+    DIVERGENCE_FACTOR) ends the run with SolverFailure("diverged: ..."). meta["warnings"] lists
+    the validity checks the result breaks (RunChecks.warnings), for partial results too.
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
@@ -269,6 +284,8 @@ def simulate(
     q, v = system.initial_state()
     m = SymbolicModel.build(system)
     _check_assembly(system, m, q)
+    check_run_size(m, options, force)
+    checks = RunChecks(system, m)
     problem = _build_problem(m, system, options)
     info = dict(meta or {})
     info.update(
@@ -344,7 +361,9 @@ def simulate(
         if not completed:
             info["resume"] = resume_state(warm, h_next, totals, step)
             info["resume"]["impact_speed"] = impact_speed.tolist()
-        return hist.result(dict(info))
+        result = hist.result(dict(info))
+        result.meta["warnings"] = checks.warnings(result)
+        return result
 
     last_checkpoint = time.perf_counter()
 
@@ -403,6 +422,9 @@ def simulate(
         step += 1
         if bar is not None:
             bar.update(t - t0)
+        why = checks.diverged(t, q)
+        if why:
+            raise SolverFailure(why)
 
     # the compliant contacts at the current state, computed once per step
     compliant = [compliant_at(t, q, v)]
@@ -446,11 +468,13 @@ def simulate(
     try:
         if options.solver == "qp" and options.fixed_step:
             sizes = fixed_step_sizes(t, options.t_end, options.h_max)
-            runner = ChunkRunner(problem, len(sizes), options.codegen)
+            # only codegen="auto" uses the count: an estimate will do
+            n_steps = math.ceil((options.t_end - t) / options.h_max)
+            runner = ChunkRunner(problem, n_steps, options.codegen)
             setup_time = time.perf_counter() - wall0  # includes any C compilation
-            i = 0
-            while i < len(sizes):
-                rows = runner.run(np.concatenate([[t], q, v]), sizes[i : i + runner.n])
+            chunk = _next_sizes(sizes, np.zeros(0), runner.n)
+            while len(chunk):
+                rows = runner.run(np.concatenate([[t], q, v]), chunk)
                 if rows.k:
                     hist.extend(**rows.points, **rows.steps)
                     X = state_of(rows)
@@ -458,13 +482,17 @@ def simulate(
                         bar.update(X[0] - t)
                     t, q, v = float(X[0]), X[1 : 1 + q.size], X[1 + q.size :]
                     step += rows.k
-                    i += rows.k
                     count["chunk_steps"] += rows.k
                     count["chunk_steps_discarded"] += rows.discarded
-                if i < len(sizes) and rows.k < min(runner.n, len(sizes) - (i - rows.k)):
+                    why = checks.diverged(rows.points["t"], rows.points["q"])
+                    if why:
+                        raise SolverFailure(why)
+                done = rows.k
+                if rows.k < len(chunk):
                     warm = None
                     python_step()  # the step the chunk could not take
-                    i += 1
+                    done += 1
+                chunk = _next_sizes(sizes, chunk[done:], runner.n)
                 if on_step is not None:
                     on_step(step, t)
                 maybe_checkpoint()
