@@ -1,6 +1,6 @@
 """`python -m benchmarks [--quick] [--cases ...] [--repeats N] [--t-end S] [--out DIR]`.
 
-Runs the benchmark suite of nlpmbd.bench (see its docstring); same as `nlpmbd bench`.
+Runs the benchmark suite of nlpmbd.apps.bench (see its docstring); same as `nlpmbd bench`.
 """
 
 import os
@@ -9,7 +9,7 @@ import sys
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"  # before NumPy and CasADi load their BLAS
 
-from nlpmbd.bench import main  # noqa: E402
+from nlpmbd.apps.bench import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,7 +20,7 @@ import platform  # noqa: E402
 import numpy as np  # noqa: E402
 
 from nlpmbd import SimulationOptions, simulate  # noqa: E402
-from nlpmbd.registry import get_case  # noqa: E402
+from nlpmbd.apps.registry import get_case  # noqa: E402
 
 RUNS = (
     ("pendulum", 1e-3, 1e-3),

@@ -3,16 +3,17 @@
 Declare a System of RigidBody objects, joints and loads, then `simulate(system, options)`.
 """
 
-from .bodies import GROUND, RigidBody
-from .case import Case, Parameter
+from .model.bodies import GROUND, RigidBody
+from .model.case import Case, Parameter
 from .errors import InputError, SolverFailure
-from .forces import Force, Torque
-from .joint import Joint
-from .options import Formulation, SimulationOptions
-from .pose import BodyState, Pose, Poses
-from .results import SimulationResult
-from .stepper import simulate
-from .system import System
+from .model.forces import Force, Torque
+from .model.joint import Joint
+from .run.options import SimulationOptions
+from .step.config import Formulation
+from .model.pose import BodyState, Pose, Poses
+from .io.result import SimulationResult
+from .run.simulate import simulate
+from .model.system import System
 
 __version__ = "0.1.0"
 

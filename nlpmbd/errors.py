@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .results import SimulationResult
+    from .io.result import SimulationResult
 
 
 class InputError(ValueError):

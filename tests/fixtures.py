@@ -6,7 +6,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from nlpmbd import SimulationResult, System
-from nlpmbd.registry import get_case
+from nlpmbd.apps.registry import get_case
 
 
 def tilted_box(height: float = 0.05, tilt_deg: float = 20.0, spin: float = 3.0) -> System:

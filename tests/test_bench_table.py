@@ -6,7 +6,7 @@ import json
 import math
 from dataclasses import asdict
 
-from nlpmbd.bench import (
+from nlpmbd.apps.bench import (
     MODES,
     Measurement,
     check_targets,

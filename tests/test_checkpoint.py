@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
-from nlpmbd.registry import get_case
-from nlpmbd.results import ARRAYS
+from nlpmbd.apps.registry import get_case
+from nlpmbd.io.result import ARRAYS
 
 #: Arrays that must match bit for bit (everything but the timings).
 COMPARED = [name for name in ARRAYS if name != "solve_time"]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate
-from nlpmbd.registry import get_case
-from nlpmbd.rotation import rotation_matrix
+from nlpmbd.apps.registry import get_case
+from nlpmbd.model.rotation import rotation_matrix
 
 
 def run_case(name: str, t_end: float | None = None, **overrides) -> SimulationResult:

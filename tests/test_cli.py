@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from nlpmbd import Case, Force, Parameter, SimulationResult
-from nlpmbd.cli import main
-from nlpmbd.registry import get_case
+from nlpmbd.apps.cli import main
+from nlpmbd.apps.registry import get_case
 
 BAD_INPUTS = [
     # (arguments, word that the one-line message must contain)
@@ -118,7 +118,7 @@ def _failing_case() -> Case:
 
 
 def test_solver_failure_exits_3_after_writing_partial_results(tmp_path, capsys, monkeypatch):
-    import nlpmbd.registry as registry
+    import nlpmbd.apps.registry as registry
 
     cases = {**registry.load_cases(), "nan_force": _failing_case()}
     monkeypatch.setattr(registry, "load_cases", lambda: cases)

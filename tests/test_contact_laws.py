@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 from pyquaternion import Quaternion
 
-from joints import PlaneContact, RevoluteJoint
+from nlpmbd_joints import PlaneContact, RevoluteJoint
 from nlpmbd import GROUND, InputError, RigidBody, SimulationOptions, System, simulate
-from nlpmbd.contact import STICK_CREEP, CompliantContact, HardContact
-from nlpmbd.springs import RotationalSpringDamper
+from nlpmbd.model.contact import CompliantContact, HardContact
+from nlpmbd.run.option_groups import Tolerances
+
+STICK_CREEP = Tolerances().stick_creep
+from nlpmbd.model.springs import RotationalSpringDamper
 
 G = 9.81
 A = 0.1  # m, cube edge

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate
-from nlpmbd.registry import get_case
+from nlpmbd.apps.registry import get_case
 
 CASE, OVERRIDES, T_END = "pendulum", {"joint": "clearance"}, 0.2
 ARRAY_NAMES = [f.name for f in fields(SimulationResult) if f.name != "meta"]

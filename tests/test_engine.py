@@ -9,10 +9,10 @@ import pytest
 from fixtures import tilted_box
 
 from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate
-from nlpmbd.model import SymbolicModel
-from nlpmbd.registry import get_case
-from nlpmbd.rotation import rotation_matrix
-from nlpmbd.step_problem import StepProblem
+from nlpmbd.model.symbolic import SymbolicModel
+from nlpmbd.apps.registry import get_case
+from nlpmbd.model.rotation import rotation_matrix
+from nlpmbd.step.nlp import StepProblem
 
 
 def ideal_pendulum_error(h: float, t_end: float = 2.0) -> tuple[float, SimulationResult]:

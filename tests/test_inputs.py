@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull, QhullError
 
-from joints import (
+from nlpmbd_joints import (
     CylindricalClearance,
     CylindricalJoint,
     DrivingAngle,
@@ -51,9 +51,9 @@ from nlpmbd import (
     Torque,
     simulate,
 )
-from nlpmbd.case import resolve_parameters
-from nlpmbd.cli import main
-from nlpmbd.registry import get_case
+from nlpmbd.model.case import resolve_parameters
+from nlpmbd.apps.cli import main
+from nlpmbd.apps.registry import get_case
 from nlpmbd.validation import ZERO_LENGTH, finite_array, finite_scalar
 
 #: Small, fast and reproducible: the same examples on every run, no database in the work tree.
@@ -840,7 +840,7 @@ def test_names_are_non_empty_printable_text(name):
 # --- result files and options: the gaps closed after the first table --------------------------
 def _saved(tmp_path):
     from nlpmbd import SimulationOptions, simulate
-    from nlpmbd.registry import get_case
+    from nlpmbd.apps.registry import get_case
 
     system, _ = get_case("pendulum").build({})
     res = simulate(system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3))

@@ -15,7 +15,7 @@ import pytest
 from fixtures import q_dot_of
 from pyquaternion import Quaternion
 
-from joints import (
+from nlpmbd_joints import (
     CylindricalJoint,
     DrivingAngle,
     DrivingCoordinate,
@@ -25,7 +25,7 @@ from joints import (
     SphericalJoint,
 )
 from nlpmbd import GROUND, RigidBody, SimulationOptions, System, simulate
-from nlpmbd.model import SymbolicModel
+from nlpmbd.model.symbolic import SymbolicModel
 
 G = 9.81
 POINT = np.array([0.55, -0.05, 0.1])

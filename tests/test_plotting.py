@@ -1,4 +1,4 @@
-"""Figures of nlpmbd.plotting: expected files, valid PNGs, degenerate results, a real run."""
+"""Figures of nlpmbd.plots.figures: expected files, valid PNGs, degenerate results, a real run."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate
 from nlpmbd.errors import InputError
-from nlpmbd.plotting import plot_result
-from nlpmbd.registry import get_case
+from nlpmbd.plots.figures import plot_result
+from nlpmbd.apps.registry import get_case
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STANDARD = ["positions", "velocities", "step_size", "residuals", "energy"]
@@ -106,7 +106,7 @@ def test_other_format_and_bad_arguments(tmp_path: Path) -> None:
 
 
 def test_import_does_not_load_matplotlib() -> None:
-    code = "import sys, nlpmbd.plotting; assert 'matplotlib' not in sys.modules"
+    code = "import sys, nlpmbd.plots.figures; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

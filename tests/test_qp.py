@@ -10,10 +10,10 @@ import pytest
 from test_engine import nan_after
 
 from nlpmbd import SimulationOptions, SolverFailure, simulate
-from nlpmbd.codegen import find_compiler
-from nlpmbd.model import SymbolicModel
-from nlpmbd.registry import get_case
-from nlpmbd.step_problem import StepProblem
+from nlpmbd.run.codegen import find_compiler
+from nlpmbd.model.symbolic import SymbolicModel
+from nlpmbd.apps.registry import get_case
+from nlpmbd.step.nlp import StepProblem
 
 H = 1e-3
 
@@ -83,7 +83,7 @@ def test_compiled_chunks_give_the_same_arrays_as_the_virtual_machine(tmp_path, m
 
 
 def test_no_compiler_falls_back_to_the_virtual_machine(monkeypatch):
-    monkeypatch.setattr("nlpmbd.codegen.find_compiler", lambda: None)
+    monkeypatch.setattr("nlpmbd.run.codegen.find_compiler", lambda: None)
     system, _ = get_case("pendulum").build({})
     res = simulate(
         system, SimulationOptions(t_end=0.05, h_min=H, h_max=H, solver="qp", codegen="on")

@@ -9,8 +9,8 @@ import pytest
 from fixtures import pendulum_theta_error, pendulum_theta_reference
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
-from nlpmbd.registry import get_case
-from nlpmbd.stepper import StepController
+from nlpmbd.apps.registry import get_case
+from nlpmbd.run.simulate import StepController
 
 T_IDEAL = 2.0
 

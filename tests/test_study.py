@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from nlpmbd import InputError, SimulationResult
-from nlpmbd.cli import main
-from nlpmbd.study import RunSpec, run_specs
+from nlpmbd.apps.cli import main
+from nlpmbd.apps.study import RunSpec, run_specs
 
 SPECS = [
     RunSpec("ideal", "pendulum", {"joint": "ideal"}, t_end=0.05, h_min=1e-3, h_max=2e-3),

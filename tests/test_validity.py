@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, SolverFailure, simulate
-from nlpmbd.model import SymbolicModel
-from nlpmbd.registry import get_case, load_cases
-from nlpmbd.validity import RunChecks, does_no_work, length_scale
+from nlpmbd.model.symbolic import SymbolicModel
+from nlpmbd.apps.registry import get_case, load_cases
+from nlpmbd.run.validity import RunChecks, does_no_work, length_scale
 
 
 def run(case: str, params: dict | None = None, *, t_end: float, h: float, **opts):

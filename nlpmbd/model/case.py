@@ -1,0 +1,204 @@
+"""What a case study declares: typed parameters with defaults and ranges, default step
+options, and a builder that turns parameter values into a System (no plotting, no file I/O)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .system import System
+from ..validation import finite_scalar, name_string, short_repr
+
+#: The kinds of value a Parameter can hold.
+KINDS = (float, int, bool, str)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One case parameter. `kind` is float, int, bool or str; str parameters list `choices`."""
+
+    name: str
+    default: Any
+    description: str
+    kind: type = float
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    choices: tuple[str, ...] = ()
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        name_string("parameter name", self.name)
+        if self.kind not in KINDS:
+            raise InputError(
+                f"parameter {self.name}: kind must be one of float, int, bool, str, "
+                f"got {short_repr(self.kind)}"
+            )
+        for bound in ("low", "high"):
+            value = getattr(self, bound)
+            if value is not None:
+                finite_scalar(f"parameter {self.name}: {bound}", value)
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise InputError(
+                f"parameter {self.name}: low must be <= high, got low={self.low} > high={self.high}"
+            )
+        if not isinstance(self.choices, tuple) or not all(
+            isinstance(c, str) and c for c in self.choices
+        ):
+            raise InputError(
+                f"parameter {self.name}: choices must be a tuple of non-empty strings, "
+                f"got {short_repr(self.choices)}"
+            )
+        if self.choices and self.kind is not str:
+            raise InputError(
+                f"parameter {self.name}: choices need kind str, got {self.kind.__name__}"
+            )
+        self.check(self.default)
+
+    def describe_range(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.kind is bool:
+            return "true or false"
+        if self.kind is str:
+            return "text"
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        left = "(" if self.low_open or self.low is None else "["
+        right = "]" if self.high is not None else ")"
+        return f"{left}{lo}, {hi}{right}"
+
+    def parse(self, text: str) -> Any:
+        """Value from a --set string."""
+        raw = text.strip()
+        try:
+            if self.kind is bool:
+                if raw.lower() in ("true", "1", "yes", "on"):
+                    return self.check(True)
+                if raw.lower() in ("false", "0", "no", "off"):
+                    return self.check(False)
+                raise ValueError
+            if self.kind is int:
+                return self.check(int(raw))
+            if self.kind is float:
+                return self.check(float(raw))
+            return self.check(raw)
+        except ValueError:
+            raise InputError(
+                f"parameter {self.name} must be {self.kind.__name__} in "
+                f"{self.describe_range()}, got {text!r}"
+            ) from None
+
+    def check(self, value: Any) -> Any:
+        """`value` as a plain Python value of `kind`, or InputError if it is out of range."""
+        bad = InputError(
+            f"parameter {self.name} must be {self.kind.__name__} in "
+            f"{self.describe_range()}, got {short_repr(value)}"
+        )
+        if self.kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            return bool(value)
+        if self.kind is str:
+            if not isinstance(value, str) or (self.choices and value not in self.choices):
+                raise bad
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise bad
+        try:
+            if self.kind is int and not float(value).is_integer():
+                raise bad
+            x = self.kind(value)
+        except OverflowError:  # an int beyond the float range
+            raise bad from None
+        if not math.isfinite(x):
+            raise bad
+        if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
+            raise bad
+        if self.high is not None and x > self.high:
+            raise bad
+        return x
+
+
+@dataclass(frozen=True)
+class Case:
+    """A registered case study."""
+
+    name: str
+    description: str
+    parameters: tuple[Parameter, ...]
+    builder: Callable[[Mapping[str, Any]], System]
+    t_end: float = 1.0
+    h_min: float = 1e-3
+    h_max: float = 1e-3
+    notes: str = field(default="")
+
+    def __post_init__(self) -> None:
+        name_string("case name", self.name)
+        owner = f"case {self.name}"
+        if not isinstance(self.parameters, (tuple, list)) or not all(
+            isinstance(p, Parameter) for p in self.parameters
+        ):
+            raise InputError(
+                f"{owner}: parameters must be a tuple of Parameter, "
+                f"got {short_repr(self.parameters)}"
+            )
+        object.__setattr__(self, "parameters", tuple(self.parameters))
+        names = [p.name for p in self.parameters]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise InputError(f"{owner}: parameter names must be unique, repeated: {repeated}")
+        if not callable(self.builder):
+            raise InputError(
+                f"{owner}: builder must be a callable params -> System, "
+                f"got {short_repr(self.builder)}"
+            )
+        set_ = object.__setattr__
+        set_(self, "t_end", finite_scalar(f"{owner}: t_end", self.t_end, low=0.0, low_open=True))
+        set_(self, "h_min", finite_scalar(f"{owner}: h_min", self.h_min, low=0.0, low_open=True))
+        set_(
+            self,
+            "h_max",
+            finite_scalar(f"{owner}: h_max", self.h_max, low=self.h_min, high=self.t_end),
+        )
+
+    def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults updated by `overrides` (strings are parsed), each checked against its range."""
+        return resolve_parameters(
+            self.parameters, {} if overrides is None else overrides, f"case {self.name}"
+        )
+
+    def build(self, overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
+        params = self.resolve(overrides)
+        system = self.builder(params)
+        if not isinstance(system, System):
+            raise InputError(
+                f"case {self.name}: builder must return a System, got {short_repr(system)}"
+            )
+        return system, params
+
+
+def resolve_parameters(
+    parameters: tuple[Parameter, ...], overrides: Mapping[str, Any], owner: str
+) -> dict[str, Any]:
+    """Defaults updated by `overrides` (strings are parsed), each checked against its range."""
+    if not isinstance(overrides, Mapping):
+        raise InputError(
+            f"overrides for {owner} must be a mapping name -> value, got {short_repr(overrides)}"
+        )
+    params = {p.name: p.default for p in parameters}
+    by_name = {p.name: p for p in parameters}
+    for key, value in overrides.items():
+        if not isinstance(key, str) or key not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise InputError(f"unknown parameter {short_repr(key)} for {owner} (known: {known})")
+        p = by_name[key]
+        params[key] = p.parse(value) if isinstance(value, str) else p.check(value)
+    return params

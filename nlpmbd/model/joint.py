@@ -1,0 +1,104 @@
+"""The interface every joint implements; the engine only ever calls these hooks.
+
+A joint emits scalar functions of the body poses: equalities Phi_eq(q, t) = 0 (ideal joints,
+driving constraints) and/or gaps Phi(q) <= 0 (clearance contacts, signed distances in metres,
+positive = penetration). The engine derives all Jacobians by automatic differentiation
+(FORMULATION.md section 3), so a joint never writes a derivative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import casadi as ca
+
+from .bodies import GROUND, Body, RigidBody
+from .contact import ContactLaw, HardContact, check_contact
+from ..errors import InputError
+from .pose import Poses
+from ..validation import name_string, short_repr
+
+
+class Joint:
+    """Base class: a named connection between `parent` and `child` (either may be GROUND).
+
+    Subclasses override `equalities` (with `eq_labels`) and/or `gaps` (with `gap_labels`, and
+    `contact_frames` for reporting). No CasADi state is kept on the object.
+    """
+
+    def __init__(
+        self, name: str, parent: Body, child: Body, contact: ContactLaw | None = None
+    ) -> None:
+        self.name = name_string("joint name", name)
+        if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
+            raise InputError(f"joint name must not contain '.', got {name!r}")
+        for role, body in (("parent", parent), ("child", child)):
+            if body is not GROUND and not isinstance(body, RigidBody):
+                raise InputError(
+                    f"{name}.{role} must be a RigidBody or GROUND, got {short_repr(body)}"
+                )
+        if parent is child:
+            raise InputError(f"{name}: parent and child must be different bodies")
+        self.parent = parent
+        self.child = child
+        #: law of the joint's gaps (contact.py): HardContact (default) or CompliantContact
+        self.contact = check_contact(name, contact)
+
+    @property
+    def bodies(self) -> tuple[Body, Body]:
+        return (self.parent, self.child)
+
+    # --- equality hooks (ideal joints and driving constraints) ---------------------------
+    @property
+    def eq_labels(self) -> Sequence[str]:
+        return ()
+
+    def equalities(self, poses: Poses, t: ca.SX) -> list[ca.SX]:
+        """Scalar constraint functions Phi_eq(q, t) = 0, one per entry of `eq_labels`."""
+        return []
+
+    # --- inequality hooks (clearance contacts) --------------------------------------------
+    @property
+    def gap_labels(self) -> Sequence[str]:
+        return ()
+
+    def gaps(self, poses: Poses) -> list[ca.SX]:
+        """Signed distances Phi_j(q) <= 0, one per entry of `gap_labels` (> 0 = penetration)."""
+        return []
+
+    def contact_frames(self, poses: Poses) -> list[tuple[ca.SX, ca.SX]]:
+        """Per gap, for reports: (global unit direction of the contact force that acts on the
+        CHILD body, global contact point). The force vector is lambda_j times the direction."""
+        return []
+
+    @property
+    def gap_scales(self) -> Sequence[float]:
+        """Per gap, the clearance it closes (m), so penetration can be reported as a fraction."""
+        return ()
+
+    def describe(self) -> dict | None:
+        """Plain numbers about the joint's geometry that figures need (stored in a result's
+        meta["joint_geometry"]), or None. The default: None."""
+        return None
+
+    def duplicates(self, other: Joint) -> str | None:
+        """Why `other` repeats this joint's constraints (e.g. the same kind of joint between the
+        same bodies at the same point), or None. System.add_joint rejects such a pair, whose
+        redundant constraints the per-step NLP cannot solve. The default: never."""
+        return None
+
+    @property
+    def n_eq(self) -> int:
+        return len(self.eq_labels)
+
+    @property
+    def n_gap(self) -> int:
+        return len(self.gap_labels)
+
+    @property
+    def compliant(self) -> bool:
+        """True when the gaps are handled by a force law instead of the NLP's constraints."""
+        return not isinstance(self.contact, HardContact)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.parent.name} -> {self.child.name})"

@@ -1,0 +1,37 @@
+"""The position update of the rA coordinates (FORMULATION.md sections 1 and 4), in one place.
+
+Per body, q = (r, p) with p the Euler parameters, and a velocity-space increment dx = (dr, dw')
+(translation, body-frame rotation vector). `advance` moves r by h dr and p by h/2 G(p)^T dw',
+then (optionally) projects p back to unit length; the step's update is advance(q, v, h), the gap
+projection's is advance(q, dx), the second-order gap term differentiates advance(q, s v) twice in
+s. `normalized` is the projection alone, for a step whose unknowns are q_dot itself (the NLP).
+Works on CasADi SX and MX alike.
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+
+from .rotation import g_matrix
+
+Sym = ca.SX | ca.MX
+
+
+def normalized(q: Sym, renormalize: bool = True) -> tuple[Sym, Sym]:
+    """(q with every p scaled to unit length if `renormalize`, max_k |p_k^T p_k - 1| of q)."""
+    parts, drift = [], []
+    for k in range(q.shape[0] // 7):
+        r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+        drift.append(ca.fabs(ca.sumsqr(p) - 1))
+        parts += [r, p / ca.norm_2(p) if renormalize else p]
+    return ca.vertcat(*parts), ca.mmax(ca.vertcat(*drift))
+
+
+def advance(q: Sym, dx: Sym, h: float | Sym = 1.0, renormalize: bool = True) -> tuple[Sym, Sym]:
+    """(q moved by h dx, the Euler-parameter drift before renormalisation); see the module
+    docstring. To first order in h this is q + h T(q) dx."""
+    parts = []
+    for k in range(q.shape[0] // 7):
+        r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+        parts += [r + h * dx[6 * k : 6 * k + 3], p + 0.5 * h * g_matrix(p).T @ dx[6 * k + 3 : 6 * k + 6]]
+    return normalized(ca.vertcat(*parts), renormalize)

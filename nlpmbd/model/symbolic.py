@@ -1,0 +1,228 @@
+"""Symbolic ingredients of the equations of motion (FORMULATION.md sections 2-3).
+
+`SymbolicModel.build(system)` traces the system once with CasADi SX symbols: mass matrix,
+gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD).
+It is called once per simulation, by the run (run/run.py); the step layer builds its graphs
+from it (step/kernel.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from .bodies import GROUND
+from .contact_terms import (
+    compliant_function,
+    contact_kinematics,
+    hard_coefficients,
+    slip_jacobian,
+)
+from ..errors import InputError
+from .forces import Force, Torque
+from .pose import BodyState, Pose, Poses
+from .kinematics import advance
+from .rotation import g_matrix, rotation_matrix
+from .system import System
+
+
+@dataclass(frozen=True)
+class SymbolicModel:
+    """CasADi Functions of (t, q, v) for one system; N bodies, M gaps, E equalities."""
+
+    n_bodies: int
+    n_gap: int
+    n_eq: int
+    n_joints: int
+    M: np.ndarray  # (6N, 6N) constant mass matrix
+    gravity: np.ndarray
+    masses: np.ndarray
+    # Functions: names are the FORMULATION.md symbols
+    S: ca.Function  # (q, v) -> gyroscopic terms (6N)
+    Q: ca.Function  # (t, q, v) -> applied generalised forces (6N)
+    Phi: ca.Function  # (q) -> gaps (M)
+    Phi_v: ca.Function  # (q) -> (M, 6N)
+    Phi_curv: ca.Function  # (q, v) -> d^2/ds^2 Phi(U(q, s v)) at s = 0 (M)
+    Phi_eq: ca.Function  # (q, t) -> equalities (E)
+    Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
+    Phi_eq_t: ca.Function  # (q, t) -> (E)
+    contact: ca.Function  # (q) -> normals (3, M), points (3, M)
+    energy: ca.Function  # (q, v) -> [kinetic, potential]
+    joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
+    mu: np.ndarray  # (M,) kinetic friction coefficient per gap
+    mu_static: np.ndarray  # (M,) static friction coefficient per gap
+    restitution: np.ndarray  # (M,) Newton restitution per gap
+    slip: ca.Function  # (q) -> (3M, 6N) tangential slip Jacobian D (contact_model.py)
+    n_compliant: int  # compliant contacts C
+    gap_joint: np.ndarray  # (M,) index in system.joints of each gap's joint
+    compliant_joint: np.ndarray  # (C,) the same for the compliant contacts
+    compliant: ca.Function  # (t, q, v, z) -> their forces (contact_model.compliant_function)
+    report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
+
+    @property
+    def has_friction(self) -> bool:
+        return bool(np.any(self.mu_static > 0))
+
+    @property
+    def has_restitution(self) -> bool:
+        return bool(np.any(self.restitution > 0))
+
+    @staticmethod
+    def build(system: System) -> SymbolicModel:
+        N = system.n_bodies
+        if N == 0:
+            raise InputError("system has no bodies; add at least one RigidBody")
+        q = ca.SX.sym("q", 7 * N)
+        v = ca.SX.sym("v", 6 * N)
+        t = ca.SX.sym("t")
+        poses, states, T_blocks = {}, {}, []
+        S_parts, Q_parts, kinetic, potential = [], [], 0, 0
+        g = ca.DM(system.gravity)
+        for k, body in enumerate(system.bodies):
+            r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+            rd, w = v[6 * k : 6 * k + 3], v[6 * k + 3 : 6 * k + 6]
+            pose = Pose(r, rotation_matrix(p))
+            poses[body] = pose
+            states[body] = BodyState(pose, rd, w)
+            J = ca.DM(body.inertia)
+            S_parts += [ca.SX.zeros(3, 1), ca.cross(w, J @ w)]
+            Q_parts.append([body.mass * g, ca.SX.zeros(3, 1)])
+            # q_dot = T(q) v: r_dot = r_dot, p_dot = 1/2 G(p)^T w'
+            T_blocks.append(ca.diagcat(ca.SX.eye(3), 0.5 * g_matrix(p).T))
+            kinetic += 0.5 * body.mass * ca.dot(rd, rd) + 0.5 * ca.dot(w, J @ w)
+            potential += -body.mass * ca.dot(g, r)
+        for load in system.loads:
+            if isinstance(load, (Force, Torque)):
+                parts = [(load.body, *load.generalized(t, states[load.body]))]
+            else:  # a spring-damper between two bodies
+                parts = load.generalized(t, states)
+            for body, F, tau in parts:
+                k = system.body_index(body)
+                Q_parts[k][0] = Q_parts[k][0] + F
+                Q_parts[k][1] = Q_parts[k][1] + tau
+        T = ca.diagcat(*T_blocks)
+        pose_map = Poses(poses)
+
+        gap_list, eq_list, frames = [], [], []
+        for joint in system.joints:
+            gj = joint.gaps(pose_map)
+            ej = joint.equalities(pose_map, t)
+            if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
+                raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
+            eq_list += ej
+            if joint.n_gap and not joint.compliant:
+                gap_list += gj
+                # reports give the force on the joint's moving body: the child, or the parent
+                # when the child is GROUND (then the force on it is opposite)
+                sign = -1.0 if joint.child is GROUND else 1.0
+                frames += contact_kinematics(joint, pose_map, states, sign)
+        Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
+        Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
+        slip = slip_jacobian(frames, v)
+        mu, mu_static, restitution = hard_coefficients(system)
+        compliant, n_compliant = compliant_function(system, q, v, t, pose_map, states)
+        normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
+        points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
+
+        M = np.zeros((6 * N, 6 * N))
+        for k, body in enumerate(system.bodies):
+            M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
+            M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
+
+        Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in Q_parts])
+        joint_force = _joint_force_function(system, q, t, Phi, Phi_eq)
+        return SymbolicModel(
+            n_bodies=N,
+            n_gap=Phi.shape[0],
+            n_eq=Phi_eq.shape[0],
+            n_joints=len(system.joints),
+            M=M,
+            gravity=np.asarray(system.gravity, float),
+            masses=np.array([b.mass for b in system.bodies]),
+            S=ca.Function("S", [q, v], [ca.vertcat(*S_parts)]),
+            Q=ca.Function("Q_A", [t, q, v], [Q]),
+            Phi=ca.Function("Phi", [q], [Phi]),
+            Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
+            Phi_curv=_curvature_function(ca.Function("Phi", [q], [Phi]), q, v),
+            Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
+            Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
+            Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
+            contact=ca.Function("contact", [q], [normals, points]),
+            energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
+            joint_force=joint_force,
+            mu=mu,
+            mu_static=mu_static,
+            restitution=restitution,
+            slip=ca.Function("slip", [q], [slip]),
+            n_compliant=n_compliant,
+            gap_joint=np.array(
+                [i for i, j in enumerate(system.joints) if not j.compliant for _ in j.gap_labels],
+                dtype=int,
+            ),
+            compliant_joint=np.array(
+                [i for i, j in enumerate(system.joints) if j.compliant for _ in j.gap_labels],
+                dtype=int,
+            ),
+            compliant=compliant,
+            report=_report_function(
+                q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
+            ),
+        )
+
+
+def _report_function(
+    q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force: ca.Function
+) -> ca.Function:
+    """One call per recorded time point (the stepping loop's hot path): gaps, |Phi_eq|,
+    [kinetic, potential, total], contact directions and points (3, M), joint forces (3, J)."""
+    lam = ca.SX.sym("lam", Phi.shape[0])
+    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
+    return ca.Function(
+        "report",
+        [q, v, t, lam, lam_eq],
+        [
+            Phi,
+            ca.norm_2(Phi_eq),
+            ca.vertcat(kinetic, potential, kinetic + potential),
+            normals,
+            points,
+            joint_force(q, t, lam, lam_eq),
+        ],
+    )
+
+
+def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
+    """Translational constraint force of each joint on its child body (global, N):
+    -(dc/dr_child)^T mu summed over the joint's gaps and equalities (FORMULATION.md section 3).
+    A joint whose child is GROUND reports the force on its parent instead (the moving body)."""
+    lam = ca.SX.sym("lam", Phi.shape[0])
+    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
+    columns, i_gap, i_eq = [], 0, 0
+    for joint in system.joints:
+        gaps = slice(i_gap, i_gap + (0 if joint.compliant else joint.n_gap))
+        eqs = slice(i_eq, i_eq + joint.n_eq)
+        i_gap, i_eq = gaps.stop, eqs.stop
+        body = joint.child if joint.child is not GROUND else joint.parent
+        k = system.body_index(body)
+        r = q[7 * k : 7 * k + 3]
+        force = ca.SX.zeros(3, 1)
+        if gaps.stop > gaps.start:
+            force -= ca.jacobian(Phi[gaps], r).T @ lam[gaps]
+        if joint.n_eq:
+            force -= ca.jacobian(Phi_eq[eqs], r).T @ lam_eq[eqs]
+        columns.append(force)
+    out = ca.horzcat(*columns) if columns else ca.SX(3, 0)
+    return ca.Function("joint_force", [q, t, lam, lam_eq], [out])
+
+
+def _curvature_function(Phi: ca.Function, q, v) -> ca.Function:
+    """Second derivative of the gaps along the position update with velocity v:
+    d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
+    renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order
+    term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap."""
+    s = ca.SX.sym("s")
+    phi_s = Phi(advance(q, s * v)[0])
+    d2 = ca.jacobian(ca.jacobian(phi_s, s), s)
+    return ca.Function("Phi_curv", [q, v], [ca.substitute(d2, s, 0)])

@@ -1,0 +1,153 @@
+"""System: collects bodies, joints, gravity and applied loads. It builds nothing numerical."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .bodies import GROUND, RigidBody
+from .contact import HardContact
+from ..errors import InputError
+from .forces import AppliedLoad, Force, Torque
+from .joint import Joint
+from .springs import RotationalSpringDamper, SpringDamper, SpringElement
+from ..validation import finite_array, short_repr
+
+
+def _iterable(name: str, items: object) -> list:
+    if isinstance(items, (str, bytes)):
+        raise InputError(f"{name} expects a list, got {short_repr(items)}")
+    try:
+        return list(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} expects a list, got {short_repr(items)}") from None
+
+
+class System:
+    """A multibody system declared body by body, joint by joint.
+
+    >>> sys = System(gravity=(0, -9.81, 0))
+    >>> body = sys.add_body(RigidBody("link", 1.0, (1e-3, 1e-2, 1e-2)))
+    """
+
+    def __init__(self, gravity=(0.0, -9.81, 0.0)) -> None:
+        self.gravity = finite_array("gravity", gravity, (3,))
+        self.bodies: list[RigidBody] = []
+        self.joints: list[Joint] = []
+        self.loads: list[AppliedLoad | SpringElement] = []
+
+    # --- declaration ------------------------------------------------------------------------
+    def add_body(self, body: RigidBody) -> RigidBody:
+        if not isinstance(body, RigidBody):
+            raise InputError(f"add_body expects a RigidBody, got {short_repr(body)}")
+        if any(b.name == body.name for b in self.bodies):
+            raise InputError(f"body name {body.name!r} is already used; names must be unique")
+        self.bodies.append(body)
+        return body
+
+    def add_bodies(self, bodies: Iterable[RigidBody]) -> None:
+        for b in _iterable("add_bodies", bodies):
+            self.add_body(b)
+
+    def add_joint(self, joint: Joint) -> Joint:
+        if not isinstance(joint, Joint):
+            raise InputError(f"add_joint expects a Joint, got {short_repr(joint)}")
+        if any(j.name == joint.name for j in self.joints):
+            raise InputError(f"joint name {joint.name!r} is already used; names must be unique")
+        for b in joint.bodies:
+            if b is not GROUND and b not in self.bodies:
+                raise InputError(
+                    f"joint {joint.name!r} uses body {b.name!r} not added to the system"
+                )
+        for other in self.joints:
+            reason = joint.duplicates(other) or other.duplicates(joint)
+            if reason:
+                raise InputError(
+                    f"joint {joint.name!r} duplicates joint {other.name!r} ({reason}): "
+                    "its constraints would be redundant"
+                )
+        if joint.n_gap == 0 and joint.contact != HardContact():
+            raise InputError(
+                f"joint {joint.name!r} has no gaps, so its contact law would do nothing"
+            )
+        self.joints.append(joint)
+        return joint
+
+    def add_joints(self, joints: Iterable[Joint]) -> None:
+        for j in _iterable("add_joints", joints):
+            self.add_joint(j)
+
+    def add_load(self, load: AppliedLoad | SpringElement) -> AppliedLoad | SpringElement:
+        if isinstance(load, (RotationalSpringDamper, SpringDamper)):
+            for b in load.bodies:
+                if b is not GROUND and b not in self.bodies:
+                    raise InputError(
+                        f"load {load.name!r} acts on body {b.name!r} not in the system"
+                    )
+            self.loads.append(load)
+            return load
+        if not isinstance(load, (Force, Torque)):
+            raise InputError(
+                f"add_load expects a Force, Torque, SpringDamper or RotationalSpringDamper, "
+                f"got {short_repr(load)}"
+            )
+        if load.body not in self.bodies:
+            raise InputError(
+                f"load {load.name!r} acts on body {load.body.name!r} not in the system"
+            )
+        self.loads.append(load)
+        return load
+
+    # --- layout -------------------------------------------------------------------------------
+    @property
+    def n_bodies(self) -> int:
+        return len(self.bodies)
+
+    def body_index(self, body: RigidBody) -> int:
+        return self.bodies.index(body)
+
+    @property
+    def eq_labels(self) -> list[str]:
+        return [f"{j.name}.{lab}" for j in self.joints for lab in j.eq_labels]
+
+    @property
+    def hard_joints(self) -> list[Joint]:
+        """Joints whose gaps are constraints of the step (HardContact): the contacts."""
+        return [j for j in self.joints if not j.compliant]
+
+    @property
+    def compliant_joints(self) -> list[Joint]:
+        """Joints whose gaps carry a force law (CompliantContact) instead."""
+        return [j for j in self.joints if j.compliant]
+
+    @property
+    def gap_labels(self) -> list[str]:
+        return [f"{j.name}.{lab}" for j in self.hard_joints for lab in j.gap_labels]
+
+    @property
+    def compliant_labels(self) -> list[str]:
+        return [f"{j.name}.{lab}" for j in self.compliant_joints for lab in j.gap_labels]
+
+    @property
+    def gap_scales(self) -> list[float]:
+        """Per contact column, the clearance it closes (m); 0 where a joint gives none."""
+        out: list[float] = []
+        for j in self.hard_joints:
+            scales = list(j.gap_scales)
+            out += [float(s) for s in scales] if len(scales) == j.n_gap else [0.0] * j.n_gap
+        return out
+
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """Stacked q0 (7N: x y z e0 e1 e2 e3 per body) and v0 (6N: r_dot, w' per body)."""
+        if not self.bodies:
+            raise InputError("system has no bodies; add at least one RigidBody")
+        q = np.concatenate([np.r_[b.position, b.orientation] for b in self.bodies])
+        v = np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in self.bodies])
+        return q, v
+
+    def __repr__(self) -> str:
+        return (
+            f"System({len(self.bodies)} bodies, {len(self.joints)} joints, "
+            f"{len(self.loads)} loads, gravity={self.gravity.tolist()})"
+        )

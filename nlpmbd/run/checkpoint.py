@@ -1,0 +1,91 @@
+"""Checkpoints of a running simulation and resuming from them (issue 7).
+
+A checkpoint is an ordinary partial result (DIR/result.npz + meta.json, `completed: false`,
+written atomically by SimulationResult.save) whose meta.json also holds `resume`: the little
+state the stepping loop carries from one step to the next besides (t, q, v), namely the
+previous step's IPOPT point and multipliers (its warm start), the step-size controller's next
+h and the counters. With it, a resumed run takes exactly the steps the uninterrupted run would
+have taken: same arrays, bit for bit (only solve_time and wall times differ).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.result import ARRAYS, SimulationResult
+from ..model.system import System
+from ..step.solver import StepSolution
+from .options import SimulationOptions
+
+#: Keys of meta.json that must match between a checkpoint and the run that resumes it.
+_SAME = ("bodies", "contact_labels", "eq_labels", "joints")
+
+
+def resume_state(warm: StepSolution | None, h_next: float, counters: dict[str, int], n: int):
+    """The JSON-able `resume` entry of a checkpoint after n steps (floats round-trip exactly
+    through JSON: Python writes the shortest repr that reads back to the same double)."""
+    return {
+        "n_steps": n,
+        "h_next": h_next,
+        "counters": dict(counters),
+        "warm": None
+        if warm is None or warm.warm is None
+        else {k: np.asarray(a).tolist() for k, a in warm.warm.items()},
+    }
+
+
+def _normal(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, default=str)
+
+
+def restore(result: SimulationResult, system: System, options: SimulationOptions):
+    """Check that `result` is a checkpoint of this system and these options, and return
+    (arrays, warm, h_next, counters) to continue from it."""
+    meta = result.meta
+    state = meta.get("resume")
+    if result.completed:
+        raise InputError("resume: the result is complete; nothing to resume")
+    if not isinstance(state, dict) or state.get("n_steps") != result.n_steps:
+        raise InputError(
+            "resume: the result holds no consistent checkpoint state (meta.json resume.n_steps "
+            f"{state.get('n_steps') if isinstance(state, dict) else None} != {result.n_steps} "
+            "steps in result.npz)"
+        )
+    given = meta.get("options")
+    if isinstance(given, dict):
+        given = {k: v for k, v in given.items() if k != "output"}
+    if _normal(given) != _normal(options.as_dict(run_defining=True)):
+        raise InputError("resume: the options differ from the checkpoint's (meta.json options)")
+    now = {
+        "bodies": [b.name for b in system.bodies],
+        "contact_labels": system.gap_labels,
+        "eq_labels": system.eq_labels,
+        "joints": [j.name for j in system.joints],
+    }
+    for key in _SAME:
+        if _normal(meta.get(key)) != _normal(now[key]):
+            raise InputError(f"resume: the system differs from the checkpoint's ({key})")
+    warm = None
+    if state.get("warm"):
+        w = {k: np.asarray(a, dtype=float) for k, a in state["warm"].items()}
+        warm = StepSolution(
+            h=float(result.h[-1]) if result.n_steps else 0.0,
+            q=result.q[-1],
+            v=result.v[-1],
+            lam=result.lam[-1],
+            lam_eq=result.lam_eq[-1],
+            eom_residual=0.0,
+            comp_residual=0.0,
+            norm_drift=0.0,
+            status=0,
+            iterations=0,
+            solve_time=0.0,
+            return_status="checkpoint",
+            warm=w,
+        )
+    arrays = {name: getattr(result, name) for name in ARRAYS}
+    return arrays, warm, float(state["h_next"]), dict(state.get("counters", {}))

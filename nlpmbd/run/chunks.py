@@ -1,0 +1,210 @@
+"""The fixed-step fast path: a run evaluated in chunks of steps by one CasADi Function.
+
+`chunk_function` maps the QP's whole step (step/qp.py) over n steps with mapaccum, recording each
+step's row of the result; `ChunkRunner` owns it (compiled to C when asked and a compiler is
+found, see codegen.py) and turns one evaluation into result rows. A chunk stops being used at
+its first step that failed a check (QP acceptance test or projection convergence): `run`
+returns the rows before it, and the run loop (run/stepping.py) takes that step in Python with
+the NLP path's fallbacks, then starts the next chunk from there.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+import casadi as ca
+
+from ..model.symbolic import SymbolicModel
+from ..step.qp import QPStep
+from .codegen import compile_function
+
+
+
+def chunk_layout(model: SymbolicModel) -> dict[str, int]:
+    """Names and per-step row counts of the chunk function's record, in order."""
+    N, M, E, J = model.n_bodies, model.n_gap, model.n_eq, model.n_joints
+    return {
+        "q": 7 * N,
+        "v": 6 * N,
+        "lam": M,
+        "lam_eq": E,
+        "gap": M,
+        "eq_residual": 1,
+        "energy": 3,
+        "directions": 3 * M,
+        "points": 3 * M,
+        "joint_force": 3 * J,
+        "eom_residual": 1,
+        "comp_residual": 1,
+        "norm_residual": 1,
+        "gap_uncorrected": 1,
+        "iterations": 1,
+        "qp_ok": 1,
+        "projection_ok": 1,
+        "q_raw": 7 * N,
+    }
+
+
+def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
+    """n steps in one Function (mapaccum): (X0 = [t; q; v], h (1 x n)) -> (X_n, R (rows x n)).
+
+    Column k of R is step k's record in chunk_layout order, stacked: the state after the step,
+    the time-point report (model.report) and the step diagnostics. A column with h = 0 is
+    padding: the state passes through unchanged (the last chunk of a run is padded this way,
+    so one compiled Function serves every chunk)."""
+    m = step.kernel.model
+    N = m.n_bodies
+    X, h = ca.MX.sym("X", 1 + 13 * N), ca.MX.sym("h")
+    t, q, v = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N :]
+    active = h > 0
+    h_safe = ca.if_else(active, h, h_max)
+    o = step.whole_step(t=t, q=q, v=v, h=h_safe)
+    t_new = t + h_safe
+    q_new, v_new = o["q_new"], o["v_new"]
+    gap, eq, energy, directions, points, forces = m.report(
+        q_new, v_new, t_new, o["lam"], o["lam_eq"]
+    )
+    record = ca.vertcat(
+        q_new,
+        v_new,
+        o["lam"],
+        o["lam_eq"],
+        gap,
+        eq,
+        energy,
+        ca.vec(directions),
+        ca.vec(points),
+        ca.vec(forces),
+        o["eom"],
+        o["comp"],
+        o["drift"],
+        o["gap_raw"],
+        o["n_qp"],
+        o["qp_ok"],
+        o["projection_ok"],
+        o["q_raw"],
+    )
+    X_new = ca.if_else(active, ca.vertcat(t_new, q_new, v_new), X)
+    one = ca.Function("qp_chunk_step", [X, h], [X_new, record])
+    return one.mapaccum("qp_chunk", n)
+
+
+@dataclass
+class ChunkRows:
+    """The accepted steps of one chunk: `points` and `steps` hold History arrays (k rows)."""
+
+    k: int
+    points: dict[str, np.ndarray]
+    steps: dict[str, np.ndarray]
+    discarded: int  # steps computed after the first failed one, thrown away
+
+
+class _Buffered:
+    """A chunk Function evaluated in place on NumPy arrays (CasADi's Function.buffer): no
+    conversion of its outputs to DM and back, which costs as much as the steps themselves.
+    CasADi stores matrices column by column, so the (rows x n) record of a chunk is read as an
+    (n x rows) C array: one row per step."""
+
+    def __init__(self, f, n: int) -> None:
+        self.x0 = np.zeros(f.size1_in(0))
+        self.h = np.zeros(n)
+        self.states = np.zeros((n, f.size1_out(0)))
+        self.record = np.zeros((n, f.size1_out(1)))
+        self.buffer, self._eval = f.buffer()
+        for k, a in enumerate((self.x0, self.h)):
+            self.buffer.set_arg(k, memoryview(a))
+        for k, a in enumerate((self.states, self.record)):
+            self.buffer.set_res(k, memoryview(a))
+
+    def __call__(self, X: np.ndarray, h: np.ndarray) -> bool:
+        self.x0[:] = X
+        self.h[:] = h
+        try:
+            self._eval()
+        except RuntimeError:
+            return False
+        return self.buffer.ret() == 0
+
+
+class ChunkRunner:
+    """Chunks of n fixed-h QP steps; `compile` asks for the C version (codegen.py)."""
+
+    def __init__(self, step: QPStep, h_max: float, n: int, compile: bool) -> None:
+        self.model, self.n = step.kernel.model, n
+        self.layout = chunk_layout(self.model)
+        offsets = np.cumsum([0, *self.layout.values()])
+        self.rows = {
+            k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
+        }
+        vm = chunk_function(step, h_max, n)
+        self.codegen = "off"
+        function = vm
+        if compile:
+            function, self.codegen = compile_function(vm)
+        self.vm = _Buffered(vm, n)
+        self.function = self.vm if function is vm else _Buffered(function, n)
+
+    def run(self, X: np.ndarray, h: np.ndarray) -> ChunkRows:
+        """Evaluate steps of sizes h (at most n) from state X = [t; q; v]."""
+        m = len(h)
+        row = np.zeros(self.n)
+        row[:m] = h
+        tic = time.perf_counter()
+        used = self.function
+        if not used(X, row):
+            # a compiled QP that could not be made non-fatal (codegen.py), or a QP that CasADi
+            # rejects outright (NaN bounds): the VM, else hand the first step to Python
+            used = self.vm
+            if not used(X, row):
+                return ChunkRows(0, {}, {}, discarded=0)
+        elapsed = time.perf_counter() - tic
+        Xs, R = used.states[:m], used.record[:m]
+        r = self.rows
+        good = (R[:, r["qp_ok"]][:, 0] > 0.5) & (R[:, r["projection_ok"]][:, 0] > 0.5)
+        bad = np.flatnonzero(~good)
+        k = int(bad[0]) if bad.size else m
+        model = self.model
+        M, J = model.n_gap, model.n_joints
+
+        def cols(name):  # a copy: the buffers are overwritten by the next chunk
+            return R[:k, r[name]].copy()
+
+        lam = cols("lam")
+        points = {
+            "t": Xs[:k, 0].copy(),
+            "q": cols("q"),
+            "v": cols("v"),
+            "lam": lam,
+            "lam_eq": cols("lam_eq"),
+            "gap": cols("gap"),
+            "eq_residual": cols("eq_residual")[:, 0],
+            "energy": cols("energy"),
+            "contact_force": lam[:, :, None] * cols("directions").reshape(k, M, 3),
+            "contact_point": cols("points").reshape(k, M, 3),
+            "joint_force": cols("joint_force").reshape(k, J, 3),
+            # the fast path has neither friction nor compliant contacts (stepper.py)
+            "friction_force": np.zeros((k, M, 3)),
+            "compliant_gap": np.zeros((k, 0)),
+            "compliant_force": np.zeros((k, 0, 3)),
+        }
+        steps = {
+            "h": np.asarray(h[:k], dtype=float),
+            "eom_residual": cols("eom_residual")[:, 0],
+            "norm_residual": cols("norm_residual")[:, 0],
+            "comp_residual": cols("comp_residual")[:, 0],
+            "iterations": cols("iterations")[:, 0],
+            # one evaluation for m steps: each step is charged the mean
+            "solve_time": np.full(k, elapsed / max(m, 1)),
+            "status": np.zeros(k),
+            "gap_uncorrected": cols("gap_uncorrected")[:, 0] if M else np.zeros(k),
+        }
+        return ChunkRows(k, points, steps, discarded=max(0, m - k - 1))
+
+
+def state_of(rows: ChunkRows) -> np.ndarray:
+    """[t; q; v] after the last accepted step of a chunk."""
+    p = rows.points
+    return np.concatenate([[p["t"][-1]], p["q"][-1], p["v"][-1]])

@@ -1,0 +1,209 @@
+"""The arrays of a run as they are computed, stacked into a SimulationResult at the end (or on
+failure, so that nothing computed is lost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..model.symbolic import SymbolicModel
+from ..io.result import ARRAYS, SimulationResult
+from ..step.solver import StepSolution
+
+_INTS = {"iterations", "status"}
+#: Step arrays in the order of History.add_step's tuple.
+_STEP_ROWS = (
+    "h",
+    "eom_residual",
+    "norm_residual",
+    "comp_residual",
+    "iterations",
+    "solve_time",
+    "status",
+    "gap_uncorrected",
+)
+#: Rows per storage block of each result array.
+BLOCK_ROWS = 4096
+#: Time points collected before they are passed through model.report in one mapped call.
+FLUSH_POINTS = 1000
+
+
+class History:
+    """Per-array growing buffers of rows: the Python loop's rows arrive in batches (`_flush`),
+    the fast path's a chunk at a time (`extend`)."""
+
+    def __init__(self, model: SymbolicModel) -> None:
+        self.model = model
+        self.tail = _tails(model)
+        self.arrays = {name: _Growing(self.tail.get(name, ())) for name in ARRAYS}
+        self.pending: list[np.ndarray] = []  # time points not yet through model.report
+        self.pending_steps: list[tuple] = []
+
+    def add_point(
+        self, t: float, q, v, lam, lam_eq, friction=None, compliant_gap=None, compliant=None
+    ) -> None:
+        """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it:
+        normal forces lam, multipliers lam_eq, friction forces (3, M), compliant contacts' gaps
+        (C) and forces (3, C) (zeros when None). The derived rows (gaps, energy, contact and
+        joint forces) are computed in batches by model.report mapped over many points
+        (`_flush`): one CasADi call, not one per point."""
+        m = self.model
+        M, C = m.n_gap, m.n_compliant
+        fr = np.zeros(3 * M) if friction is None else np.ravel(np.asarray(friction).T)
+        cg = np.zeros(C) if compliant_gap is None else np.ravel(compliant_gap)
+        cf = np.zeros(3 * C) if compliant is None else np.ravel(np.asarray(compliant).T)
+        self.pending.append(
+            np.concatenate(
+                [[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq), fr, cg, cf]
+            )
+        )
+        if len(self.pending) >= FLUSH_POINTS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        m = self.model
+        N, M, J, E, C = m.n_bodies, m.n_gap, m.n_joints, m.n_eq, m.n_compliant
+        P = np.array(self.pending).T  # (1 + 13N + M + E + 3M + 4C, k)
+        self.pending = []
+        k = P.shape[1]
+        cuts = np.cumsum([1, 7 * N, 6 * N, M, E, 3 * M, C])
+        t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
+        friction = fr.T.reshape(k, M, 3)
+        c_force = cf.T.reshape(k, C, 3)
+        gap, eq, energy, directions, points, forces = (
+            np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq)
+        )
+        # (3, X k) matrices: column block j of point i is column i X + j
+        dirs = directions.reshape(3, k, M).transpose(1, 2, 0)
+        joint_force = forces.reshape(3, k, J).transpose(1, 2, 0)
+        # friction and compliant forces belong to their joints' totals too
+        np.add.at(joint_force, (slice(None), m.gap_joint), friction)
+        np.add.at(joint_force, (slice(None), m.compliant_joint), c_force)
+        self.extend(
+            t=t[0],
+            q=q.T,
+            v=v.T,
+            lam=lam.T,
+            lam_eq=lam_eq.T,
+            gap=gap.T,
+            eq_residual=eq[0],
+            energy=energy.T,
+            contact_force=lam.T[:, :, None] * dirs,
+            contact_point=points.reshape(3, k, M).transpose(1, 2, 0),
+            joint_force=joint_force,
+            friction_force=friction,
+            compliant_gap=cg.T,
+            compliant_force=c_force,
+        )
+
+    def add_step(
+        self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
+    ) -> None:
+        """Step rows (n kind), buffered like the time points (one small array per step and
+        array would cost ~100 bytes of object overhead each, more than the data)."""
+        self.pending_steps.append(
+            (
+                sol.h,
+                sol.eom_residual,
+                sol.norm_drift,
+                sol.comp_residual,
+                iters,
+                spent,
+                status,
+                gap_uncorrected,
+            )
+        )
+        if len(self.pending_steps) >= FLUSH_POINTS:
+            self._flush_steps()
+
+    def _flush_steps(self) -> None:
+        if self.pending_steps:
+            columns = np.array(self.pending_steps, dtype=float).T
+            self.pending_steps = []
+            self.extend(**dict(zip(_STEP_ROWS, columns, strict=True)))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the rows stored so far (the result's own data)."""
+        return sum(a.nbytes for a in self.arrays.values())
+
+    def extend(self, **arrays: np.ndarray) -> None:
+        """Append k rows to each named array at once (each array has k rows)."""
+        if self.pending and "t" in arrays:
+            self._flush()  # keep the time points in order
+        if self.pending_steps and "h" in arrays:
+            self._flush_steps()
+        for name, rows in arrays.items():
+            self.arrays[name].extend(rows)
+
+    def result(self, meta: dict[str, Any]) -> SimulationResult:
+        self._flush()
+        self._flush_steps()
+        arrays = {}
+        for name, growing in self.arrays.items():
+            a = growing.rows()
+            arrays[name] = a.astype(int) if name in _INTS else a
+        return SimulationResult(**arrays, meta=meta)
+
+
+def _tails(model: SymbolicModel) -> dict[str, tuple[int, ...]]:
+    """Shape of one row of each result array that is not a scalar per row."""
+    N, M, E, C = model.n_bodies, model.n_gap, model.n_eq, model.n_compliant
+    return {
+        "q": (7 * N,),
+        "v": (6 * N,),
+        "lam": (M,),
+        "lam_eq": (E,),
+        "gap": (M,),
+        "energy": (3,),
+        "contact_force": (M, 3),
+        "contact_point": (M, 3),
+        "joint_force": (model.n_joints, 3),
+        "friction_force": (M, 3),
+        "compliant_gap": (C,),
+        "compliant_force": (C, 3),
+    }
+
+
+def bytes_per_step(model: SymbolicModel) -> int:
+    """Bytes one step adds to the result: one row of every array, 8 bytes per number (the
+    integer arrays are stored as 8-byte numbers too)."""
+    tails = _tails(model)
+    return 8 * sum(int(np.prod(tails.get(name, ()), dtype=int)) for name in ARRAYS)
+
+
+class _Growing:
+    """Rows of one array in fixed blocks of BLOCK_ROWS rows, allocated as needed: no copying
+    as the run grows, and no per-row or per-chunk Python objects (which cost more than the data
+    on long runs)."""
+
+    def __init__(self, tail: tuple[int, ...]) -> None:
+        self.tail = tail
+        self.blocks: list[np.ndarray] = []
+        self.n = 0  # rows stored
+
+    def extend(self, rows) -> None:
+        rows = np.asarray(rows, dtype=float)
+        rows = rows.reshape((rows.shape[0] if rows.ndim else 1, *self.tail))
+        done = 0
+        while done < rows.shape[0]:
+            used = self.n % BLOCK_ROWS
+            if used == 0 and self.n // BLOCK_ROWS == len(self.blocks):
+                self.blocks.append(np.empty((BLOCK_ROWS, *self.tail)))
+            take = min(BLOCK_ROWS - used, rows.shape[0] - done)
+            self.blocks[self.n // BLOCK_ROWS][used : used + take] = rows[done : done + take]
+            done += take
+            self.n += take
+
+    def rows(self) -> np.ndarray:
+        if not self.blocks:
+            return np.zeros((0, *self.tail))
+        return np.concatenate(self.blocks)[: self.n]
+
+    @property
+    def nbytes(self) -> int:
+        per_row = int(np.prod(self.tail, dtype=int)) * 8
+        return self.n * per_row

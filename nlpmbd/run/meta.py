@@ -1,0 +1,46 @@
+"""What a result's meta.json says about the run before its first step."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any
+
+from ..model.system import System
+from .options import SimulationOptions
+
+#: Packages whose versions every result records.
+PACKAGES = ("nlpmbd", "casadi", "numpy", "scipy", "pyquaternion", "matplotlib", "tqdm")
+
+
+def versions() -> dict[str, str]:
+    out = {}
+    for pkg in PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def run_info(
+    system: System, options: SimulationOptions, meta: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The caller's `meta` plus the options, the system's labels and the versions."""
+    info = dict(meta or {})
+    info.update(
+        {
+            "options": options.as_dict(),
+            "bodies": [b.name for b in system.bodies],
+            "contact_labels": system.gap_labels,
+            "contact_scales": system.gap_scales,
+            "compliant_labels": system.compliant_labels,
+            "joint_geometry": {j.name: j.describe() for j in system.joints if j.describe()},
+            "eq_labels": system.eq_labels,
+            "joints": [j.name for j in system.joints],
+            "gravity": system.gravity.tolist(),
+            "versions": versions(),
+            "completed": False,
+            "setup_time": 0.0,
+        }
+    )
+    return info

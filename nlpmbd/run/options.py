@@ -1,0 +1,141 @@
+"""SimulationOptions: the five option groups (run/option_groups.py) and the one place where their
+combinations are checked."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..step.config import Friction, SolverPath, Verification
+from ..step.ipopt_options import check_ipopt_options
+from ..validation import short_repr
+from .option_groups import (
+    GROUPS,
+    Codegen,
+    Output,
+    Path,
+    Scheme,
+    StepControl,
+    TimeGrid,
+    Tolerances,
+    flat_fields,
+)
+
+
+@dataclass(frozen=True, init=False)
+class SimulationOptions:
+    """Options of one simulation, by group; see run/option_groups.py for every field.
+
+    >>> SimulationOptions(t_end=2.0, h_min=1e-3, h_max=1e-3, solver="qp").path.solver
+    <SolverPath.QP: 'qp'>
+    """
+
+    time: TimeGrid
+    scheme: Scheme
+    path: Path
+    tolerances: Tolerances
+    output: Output
+
+    def __init__(
+        self,
+        time: TimeGrid | None = None,
+        scheme: Scheme | None = None,
+        path: Path | None = None,
+        tolerances: Tolerances | None = None,
+        output: Output | None = None,
+        **flat: Any,
+    ) -> None:
+        given: dict[str, Any] = {
+            "time": time,
+            "scheme": scheme,
+            "path": path,
+            "tolerances": tolerances,
+            "output": output,
+        }
+        table = flat_fields()
+        per_group: dict[str, dict[str, Any]] = {g: {} for g in GROUPS}
+        for key, value in flat.items():
+            if key not in table:
+                raise InputError(
+                    f"unknown option {short_repr(key)}; options are {', '.join(sorted(table))}"
+                )
+            per_group[table[key][0]][key] = value
+        for name, cls in GROUPS.items():
+            base = given[name]
+            if base is None:
+                group = cls(**per_group[name])
+            elif not isinstance(base, cls):
+                raise InputError(f"options {name} must be a {cls.__name__}, got {short_repr(base)}")
+            else:
+                group = dataclasses.replace(base, **per_group[name]) if per_group[name] else base
+            object.__setattr__(self, name, group)
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        t, p = self.time, self.path
+        if t.h_min > t.h_max:
+            raise InputError(f"h_min must be <= h_max, got h_min={t.h_min} > h_max={t.h_max}")
+        if t.h_max > t.t_end:
+            raise InputError(f"h_max must be <= t_end={t.t_end}, got {t.h_max}")
+        if p.solver is SolverPath.QP and not self.fixed_step and t.step_control is not (
+            StepControl.CONTROLLER
+        ):
+            raise InputError(
+                "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
+                f"got h in [{t.h_min}, {t.h_max}]"
+            )
+        if p.codegen is Codegen.ON and p.solver is SolverPath.NLP:
+            raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")
+        object.__setattr__(
+            self.tolerances, "ipopt", check_ipopt_options(self.tolerances.ipopt)
+        )
+
+    # ---- derived -------------------------------------------------------------------------
+    @property
+    def fixed_step(self) -> bool:
+        return self.time.h_min == self.time.h_max
+
+    @property
+    def verification(self) -> Verification:
+        t = self.tolerances
+        return Verification(t.verify_constraints, t.verify_eom, t.verify_complementarity)
+
+    @property
+    def friction(self) -> Friction:
+        t = self.tolerances
+        return Friction(t.friction_tol, t.friction_iterations, t.stick_creep, t.stick_speed)
+
+    # ---- conversions ---------------------------------------------------------------------
+    def replace(self, **flat: Any) -> SimulationOptions:
+        """A copy with the named options changed (flat names)."""
+        return SimulationOptions(**{g: getattr(self, g) for g in GROUPS}, **flat)
+
+    def flat(self) -> dict[str, Any]:
+        """Every option by its own name (enums as their values)."""
+        return {k: v for g in GROUPS for k, v in getattr(self, g).as_dict().items()}
+
+    def as_dict(self, run_defining: bool = False) -> dict[str, Any]:
+        """{group: {option: value}} for meta.json; `run_defining` leaves out `output`."""
+        return {
+            g: getattr(self, g).as_dict()
+            for g in GROUPS
+            if not (run_defining and g == "output")
+        }
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> SimulationOptions:
+        """Options from meta.json's `options` ({group: {...}}); InputError for unknown keys."""
+        if not isinstance(values, Mapping):
+            raise InputError(f"options must be a JSON object, got {short_repr(values)}")
+        flat: dict[str, Any] = {}
+        for group, entries in values.items():
+            if group not in GROUPS or not isinstance(entries, Mapping):
+                raise InputError(
+                    f"options must map the groups {', '.join(GROUPS)} to objects, "
+                    f"got {short_repr(group)}"
+                )
+            flat.update(entries)
+        return cls(**flat)

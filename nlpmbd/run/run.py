@@ -1,0 +1,113 @@
+"""Run: one simulation built once (model, kernel, solver, history, metadata), the RunState it
+starts from, and the result it ends with."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..io.result import SimulationResult
+from ..model.symbolic import SymbolicModel
+from ..model.system import System
+from .checkpoint import restore, resume_state
+from .chunks import ChunkRunner
+from .compliant import CompliantContacts
+from .controller import StepController
+from .grid import end_tolerance
+from .history import History
+from .limits import check_assembly, check_run_size
+from .meta import run_info
+from .option_groups import Codegen, StepControl
+from .options import SimulationOptions
+from .solvers import build_kernel, build_solver
+from .state import COUNTERS, RunState
+from .stepping import Stepper
+from .validity import RunChecks
+
+
+class Run:
+    def __init__(
+        self, system: System, options: SimulationOptions, meta: dict[str, Any] | None, force: bool
+    ) -> None:
+        self.system, self.options = system, options
+        q, _ = system.initial_state()
+        m = self.model = SymbolicModel.build(system)
+        check_assembly(system, m, q)
+        check_run_size(m, options, force)
+        self.checks = RunChecks(system, m)
+        self.kernel = build_kernel(m, system.gap_scales, options)
+        solver, self.qp = build_solver(self.kernel, options)
+        controller = None
+        if options.time.step_control is StepControl.CONTROLLER:
+            controller = StepController(options, m.M, float(np.sum(m.masses)))
+        self.history = History(m)
+        self.stepper = Stepper(
+            m, options, solver, self.history, CompliantContacts(m), self.checks, controller
+        )
+        self.end_tolerance = end_tolerance(options.time.h_min)
+        self.info = run_info(system, options, meta)
+        self.resumed = False
+
+    def start(self, resume: SimulationResult | None) -> RunState:
+        """The state at t = 0, or the one a checkpoint stopped at."""
+        q, v = self.system.initial_state()
+        controller = self.stepper.controller
+        h_next = controller.first() if controller else self.options.time.h_max
+        state = RunState(0.0, q, v, h_next, np.zeros(self.model.n_compliant))
+        compliant = self.stepper.compliant
+        if resume is None:
+            gap = compliant.at(0.0, q, v, state.impact_speed).gap
+            self.history.add_point(
+                0.0, q, v, np.zeros(self.model.n_gap), np.zeros(self.model.n_eq), None, gap
+            )
+        else:
+            arrays, state.warm, state.h_next, previous = restore(resume, self.system, self.options)
+            speed = resume.meta["resume"].get("impact_speed", state.impact_speed)
+            state.impact_speed = np.asarray(speed, dtype=float)
+            state.earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
+            self.history.extend(**arrays)
+            state.t, state.q, state.v = float(arrays["t"][-1]), arrays["q"][-1].copy(), arrays["v"][-1].copy()
+            state.step = resume.n_steps
+            self.resumed = True
+        compliant.start(state)
+        return state
+
+    def prepare(self, state: RunState) -> None:
+        """The chunk Function of the fixed-h QP path (compiled to C if asked)."""
+        o = self.options
+        if self.qp is None or not o.fixed_step:
+            return
+        steps = int(np.ceil((o.time.t_end - state.t) / o.time.h_max))
+        path = o.path
+        compile = path.codegen is Codegen.ON or (
+            path.codegen is Codegen.AUTO and steps >= path.codegen_min_steps
+        )
+        self.stepper.runner = ChunkRunner(self.qp, o.time.h_max, path.chunk_steps, compile)
+
+    def counters(self, state: RunState) -> dict[str, int]:
+        solver = dict(self.stepper.solver.counters())
+        if self.kernel.projection is not None:
+            solver.update(self.kernel.projection.counters())
+        return state.totals(solver)
+
+    def finish(self, state: RunState, completed: bool, message: str, wall0: float) -> SimulationResult:
+        totals = self.counters(state)
+        runner = self.stepper.runner
+        info = self.info
+        info.update(
+            completed=completed,
+            message=message,
+            **totals,
+            codegen=runner.codegen if runner else "off",
+            wall_time=time.perf_counter() - wall0,
+            resumed=self.resumed,
+        )
+        info.pop("resume", None)
+        if not completed:
+            info["resume"] = resume_state(state.warm, state.h_next, totals, state.step)
+            info["resume"]["impact_speed"] = state.impact_speed.tolist()
+        result = self.history.result(dict(info))
+        result.meta["warnings"] = self.checks.warnings(result)
+        return result

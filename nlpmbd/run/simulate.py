@@ -1,0 +1,78 @@
+"""simulate: build a run once, advance its RunState to t_end, and return the typed result."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InputError, SolverFailure
+from ..io.result import SimulationResult
+from ..model.system import System
+from .options import SimulationOptions
+from .progress import Progress
+from .run import Run
+
+
+def simulate(
+    system: System,
+    options: SimulationOptions,
+    *,
+    progress: bool = False,
+    meta: dict[str, Any] | None = None,
+    on_step: Callable[[int, float], None] | None = None,
+    checkpoint: Callable[[SimulationResult], None] | None = None,
+    checkpoint_every: float | None = None,
+    resume: SimulationResult | None = None,
+    stop: Callable[[], bool] | None = None,
+    force: bool = False,
+) -> SimulationResult:
+    """Simulate `system` from its initial state (or from `resume`) to options.time.t_end.
+
+    Raises InputError for an inconsistent initial configuration, or a run larger than the
+    sane bounds (run/limits.py) unless `force`; SolverFailure, carrying the partial result
+    (`completed: false`), when a step fails after the retry ladder (step/retry.py), when the
+    motion diverges, or when `stop()` returns True (checked after every step or chunk: an
+    interruption between steps, so the partial result is always consistent; a signal handler
+    should set a flag for it rather than raise).
+
+    `on_step(step, t)` is called after every step (after every chunk on the QP fast path).
+    `checkpoint(partial)` receives the partial result, with the state to resume from
+    (run/checkpoint.py), whenever `checkpoint_every` seconds of wall time (default: the options'
+    output.checkpoint_every) have passed since the last one; `resume` (such a partial result of
+    the same system and options) continues the run with the same arrays as an uninterrupted run.
+    meta["warnings"] lists the validity checks the result breaks (run/validity.py).
+    """
+    if not isinstance(options, SimulationOptions):
+        raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
+    if not isinstance(system, System):
+        raise InputError(f"system must be a System, got {type(system).__name__}")
+    wall0 = time.perf_counter()
+    run = Run(system, options, meta, force)
+    state = run.start(resume)
+    every = options.output.checkpoint_every if checkpoint_every is None else checkpoint_every
+    last_checkpoint = time.perf_counter()
+    bar = Progress(progress, options.time.t_end, state.t)
+    try:
+        run.prepare(state)
+        run.info["setup_time"] = time.perf_counter() - wall0  # includes any C compilation
+        advance = run.stepper.chunk if run.stepper.runner else run.stepper.python_step
+        end = options.time.t_end - run.end_tolerance
+        while state.t < end:
+            bar.update(advance(state))
+            if on_step is not None:
+                on_step(state.step, state.t)
+            if checkpoint is not None and time.perf_counter() - last_checkpoint >= every:
+                checkpoint(run.finish(state, False, "checkpoint", wall0))
+                last_checkpoint = time.perf_counter()
+            if stop is not None and stop():
+                raise KeyboardInterrupt
+    except SolverFailure as err:
+        err.partial = run.finish(state, False, str(err), wall0)
+        raise
+    except KeyboardInterrupt as err:
+        partial = run.finish(state, False, "interrupted", wall0)
+        raise SolverFailure("interrupted by the user", partial) from err
+    finally:
+        bar.close()
+    return run.finish(state, True, "completed", wall0)

@@ -1,0 +1,72 @@
+"""The step solver of a run, composed from the options (the strategy objects of the step
+layer): NLP, NLP behind the QP predictor, NLP inside the friction fixed point, or the QP with the
+NLP as its fallback."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..model.symbolic import SymbolicModel
+from ..step.config import Formulation, SolverPath
+from ..step.fallback import WithFallback
+from ..step.friction import FrictionFixedPoint
+from ..step.kernel import StepKernel
+from ..step.nlp import NLPStep
+from ..step.predictor import Predictor
+from ..step.qp import QPStep
+from ..step.solver import StepSolver
+from .options import SimulationOptions
+
+
+def build_kernel(model: SymbolicModel, gap_scales: list[float], options: SimulationOptions) -> StepKernel:
+    return StepKernel(
+        model,
+        gap_scales,
+        correction=options.scheme.gap_correction,
+        renormalize=options.scheme.renormalize,
+        verification=options.verification,
+        curvature_guard=options.tolerances.curvature_guard,
+    )
+
+
+def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
+    s, tol = options.scheme, options.tolerances
+    nlp = NLPStep(
+        kernel,
+        h_max=options.time.h_max,
+        formulation=s.formulation,
+        tol=tol.tol,
+        ipopt=tol.ipopt,
+        h_preference=s.h_preference,
+        sigma=s.sigma,
+        friction=options.friction,
+    )
+    m = kernel.model
+    if m.has_friction:
+        return FrictionFixedPoint(nlp, options.friction)
+    plain = not (m.has_restitution or m.n_compliant)
+    if options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:
+        return Predictor(QPStep(kernel, options.path.qp_solver, backup=None), nlp)
+    return nlp
+
+
+def build_solver(kernel: StepKernel, options: SimulationOptions) -> tuple[StepSolver, QPStep | None]:
+    """(the run's step solver, its QPStep when the fast path can run chunks of it)."""
+    if options.path.solver is SolverPath.NLP:
+        return nlp_solver(kernel, options), None
+    m = kernel.model
+    needs_nlp = [
+        what
+        for what, present in (
+            ("friction", m.has_friction),
+            ("restitution", m.has_restitution),
+            ("compliant contact", m.n_compliant > 0),
+        )
+        if present
+    ]
+    if needs_nlp:
+        raise InputError(
+            f"solver must be 'nlp' for a system with {' and '.join(needs_nlp)}, got 'qp'"
+        )
+    qp = QPStep(kernel, options.path.qp_solver)
+    fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
+    return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp

@@ -1,0 +1,139 @@
+"""Advancing a RunState: one step solved in Python (any solver, the step-size controller, the
+retry ladder), or a chunk of fixed-h QP steps evaluated by one CasADi Function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SolverFailure
+from ..model.symbolic import SymbolicModel
+from ..step.retry import Solved, solve_with_retries
+from ..step.solver import StepInputs, StepSolver
+from .chunks import ChunkRunner, state_of
+from .compliant import CompliantContacts
+from .controller import StepController
+from .grid import next_sizes, step_bounds
+from .history import History
+from .options import SimulationOptions
+from .state import RunState
+from .validity import RunChecks
+
+
+@dataclass
+class Stepper:
+    """What advances a run: the model, its solver, and where the steps are recorded."""
+
+    model: SymbolicModel
+    options: SimulationOptions
+    solver: StepSolver
+    history: History
+    compliant: CompliantContacts
+    checks: RunChecks
+    controller: StepController | None = None
+    runner: ChunkRunner | None = None
+
+    # ---- one step in Python ------------------------------------------------------------
+    def python_step(self, state: RunState) -> float:
+        """Solve and record the next step; returns the time it covered."""
+        grid = self.options.time
+        # the controller's h stands in for h_max: a landing step never exceeds it
+        h_lo, h_hi = step_bounds(grid.t_end - state.t, grid.h_min, state.h_next)
+        inputs = StepInputs(state.t, state.q, state.v, h_lo, h_hi, True, self.compliant.applied())
+        if self.controller is None:
+            smaller = (h_lo, max(h_lo, 0.25 * h_hi)) if h_lo < h_hi else None
+            solved = self._solve(state, inputs, smaller)
+        else:
+            solved = self._controlled(state, inputs)
+        return self._record(state, solved)
+
+    def _solve(
+        self, state: RunState, inputs: StepInputs, smaller: tuple[float, float] | None
+    ) -> Solved:
+        solved = solve_with_retries(
+            self.solver,
+            inputs,
+            state.warm,
+            smaller,
+            self.options.tolerances.max_retries,
+            state.step,
+        )
+        state.count("curvature_fallbacks", solved.curvature_fallback)
+        return solved
+
+    def _controlled(self, state: RunState, inputs: StepInputs) -> Solved:
+        """A step at the controller's h, halved (down to h_min) while the true gap penetrates
+        by more than controller_penetration of a clearance; a landing step (a fixed pair of
+        bounds) is never halved, it could leave a sliver of a step."""
+        h_min, limit = self.options.time.h_min, self.options.tolerances.controller_penetration
+        h, landing = inputs.h_hi, inputs.h_lo == inputs.h_hi
+        iters, spent, rejected = 0, 0.0, False
+        while True:
+            h_small = max(h_min, 0.25 * h)
+            smaller = None if landing or h_small >= h else (h_small, h_small)
+            attempt = StepInputs(inputs.t, inputs.q, inputs.v, h, h, True, inputs.applied)
+            solved = self._solve(state, attempt, smaller)
+            iters, spent, h = iters + solved.iterations, spent + solved.solve_time, solved.h_hi
+            sol = solved.solution
+            if landing or h <= h_min or self.solver.kernel.penetration_fraction(sol.q) <= limit:
+                break
+            state.count("controller_rejections")
+            rejected = True
+            h = max(h_min, 0.5 * h)
+        assert self.controller is not None
+        err = self.controller.error(sol.h, state.v, sol.v)
+        state.h_next = self.controller.next(sol.h, err, rejected)
+        return Solved(sol, solved.status, iters, spent, h, solved.curvature_fallback)
+
+    def _record(self, state: RunState, solved: Solved) -> float:
+        """Take a solved step into the state and the history: update, gap projection."""
+        sol, m = solved.solution, self.model
+        t0 = state.t
+        state.t = state.t + sol.h
+        state.q, state.v = sol.q, sol.v
+        gap_raw = float(np.max(np.asarray(m.Phi(state.q)), initial=-np.inf))
+        projection = self.solver.kernel.projection
+        if projection is not None and gap_raw > 0:
+            state.q, ok = projection.apply(state.q, state.t)
+            state.count("projection_failures", not ok)
+        self.history.add_step(
+            sol, solved.status, solved.iterations, solved.solve_time, gap_raw if m.n_gap else 0.0
+        )
+        applied = self.compliant.after_step(state)
+        gap_c = self.compliant.current.gap if self.compliant.n else None
+        self.history.add_point(
+            state.t, state.q, state.v, sol.lam, sol.lam_eq, sol.friction, gap_c, applied
+        )
+        state.warm = sol
+        state.step += 1
+        self._diverged(state.t, state.q)
+        return state.t - t0
+
+    def _diverged(self, t: np.ndarray | float, q: np.ndarray) -> None:
+        why = self.checks.diverged(t, q)
+        if why:
+            raise SolverFailure(why)
+
+    # ---- a chunk of fixed-h QP steps ---------------------------------------------------
+    def chunk(self, state: RunState) -> float:
+        """Run the next chunk from `state`; a step the chunk could not take is taken in Python.
+        Returns the time covered."""
+        assert self.runner is not None
+        grid = self.options.time
+        t0 = state.t
+        sizes = next_sizes(state.t, grid.t_end, grid.h_max, self.runner.n)
+        rows = self.runner.run(np.concatenate([[state.t], state.q, state.v]), sizes)
+        if rows.k:
+            self.history.extend(**rows.points, **rows.steps)
+            X = state_of(rows)
+            n = state.q.size
+            state.t, state.q, state.v = float(X[0]), X[1 : 1 + n], X[1 + n :]
+            state.step += rows.k
+            state.count("chunk_steps", rows.k)
+            state.count("chunk_steps_discarded", rows.discarded)
+            self._diverged(rows.points["t"], rows.points["q"])
+        if rows.k < len(sizes):
+            state.warm = None
+            self.python_step(state)  # the step the chunk could not take
+        return state.t - t0

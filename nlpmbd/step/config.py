@@ -1,0 +1,83 @@
+"""The step layer's modes and tolerances: enums and small frozen dataclasses that the run layer's
+options are made of (run/options.py validates them, once, with everything else)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Formulation(enum.StrEnum):
+    """How each step's NLP is written (FORMULATION.md sections 4 and 8).
+
+    IMPLICIT: unknowns h and q_dot only; minimise K^T M^-1 K subject to the linearised
+      constraints. Its KKT conditions are the equations of motion plus complementarity, and the
+      forces are the scaled constraint multipliers. Default (fewer iterations, see README).
+    MPCC: the paper's NLP [eq. 25] with explicit multipliers lambda, the equations of motion as
+      equality constraints and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
+    """
+
+    IMPLICIT = "implicit"
+    MPCC = "mpcc"
+
+
+class GapCorrection(enum.StrEnum):
+    """How the O(h^2 w^2 l) violation of the true gap after a step is removed (README,
+    "Penetration"): the second-order term of the linearised gap, the position projection, both
+    (default), or neither."""
+
+    CURVATURE_PROJECTION = "curvature+projection"
+    PROJECTION = "projection"
+    CURVATURE = "curvature"
+    NONE = "none"
+
+    @property
+    def curvature(self) -> bool:
+        return "curvature" in self.value
+
+    @property
+    def projection(self) -> bool:
+        return "projection" in self.value
+
+
+class SolverPath(enum.StrEnum):
+    """NLP: IPOPT per step, h a variable of the NLP when h_min < h_max (the paper). QP: the
+    convex QP of the step at a fixed h; chunks of steps in one CasADi Function."""
+
+    NLP = "nlp"
+    QP = "qp"
+
+
+class QPPlugin(enum.StrEnum):
+    """CasADi conic plugins for the QP (qrqp ships with CasADi and can be compiled to C)."""
+
+    QRQP = "qrqp"
+    QPOASES = "qpoases"
+    OSQP = "osqp"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Unscaled tolerances that decide whether a solver's point is a solved step: constraint
+    violation (m, rad), equations-of-motion residual relative to the forces at play (1), and
+    complementarity |lambda Phi_lin| (N m); contact forces must be >= -complementarity."""
+
+    constraints: float = 1e-9
+    eom: float = 1e-8
+    complementarity: float = 1e-8
+
+
+@dataclass(frozen=True)
+class Friction:
+    """Numerical settings of Coulomb friction on hard contacts (step/friction.py).
+
+    The fixed point of a step stops when mu |lambda_new - lambda_old| <= tol max(mu lambda, 1 N),
+    or after `iterations` solves (counted as unconverged). |D v| is smoothed as
+    sqrt(|D v|^2 + creep^2) - creep: a sticking contact creeps at most `creep` m/s. A contact
+    slipping slower than `stick_speed` m/s at the start of a step uses the static coefficient.
+    """
+
+    tol: float = 1e-9
+    iterations: int = 50
+    creep: float = 1e-7
+    stick_speed: float = 1e-4

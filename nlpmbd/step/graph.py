@@ -1,0 +1,245 @@
+"""The CasADi graph of the per-step NLP (built once per simulation by NLPStep).
+
+Implicit form: minimise c K^T M^-1 K - w_h s over x = (s, q_dot), K = M (v - vm) / h + S - Q_A
+[eq. 26], subject to the linearised rows of the StepKernel; its KKT conditions are the v-space
+equations of motion, with forces lambda = h^2 mu / (2 c) from the rows' multipliers mu
+(FORMULATION.md section 8). MPCC form: the paper's NLP [eq. 25], lambda explicit, the equations
+of motion as rows and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from ..model.rotation import g_matrix
+from .config import Formulation, Friction
+from .kernel import StepKernel
+from .layout import Layout
+
+
+@dataclass(frozen=True)
+class NLPGraph:
+    """The NLP's symbols and the Functions evaluated around each solve."""
+
+    x: ca.SX
+    p: ca.SX
+    f: ca.SX
+    g: ca.SX
+    lbg: np.ndarray
+    ubg: np.ndarray
+    layout_p: Layout
+    layout_x: Layout
+    layout_g: Layout
+    objective_scale: float  # c: the Gauss objective is c K^T M^-1 K
+    row_scale: float  # rs: the rows in metres are multiplied by it
+    rows: ca.Function  # (P, x) -> g
+    post: ca.Function  # (P, x, mu, mu_eq) -> q, v, lam, lam_eq, |eom|, comp, drift, friction, scale
+    lagrangian_gradient: ca.Function  # (P, x, lam_g) -> d/dx (f + lam_g^T g)
+    impacts: ca.Function  # (qm, vm) -> Phi(qm), Phi_v vm (restitution rows; else empty)
+    n_bodies: int
+
+    def multipliers(self, lam_g: Any) -> tuple[Any, Any]:
+        """(contact rows' multipliers: gaps then restitution, equality rows' multipliers)."""
+        lay = self.layout_g
+        return lam_g[lay["gap"].start : lay["restitution"].stop], lam_g[lay["eq"]]
+
+    def cold_point(self, qm: np.ndarray, vm: np.ndarray) -> np.ndarray:
+        """h = h_max and q_dot from the previous velocities; zero multipliers."""
+        N = self.n_bodies
+        qd = np.zeros(7 * N)
+        for k in range(N):
+            p = qm[7 * k + 3 : 7 * k + 7]
+            qd[7 * k : 7 * k + 3] = vm[6 * k : 6 * k + 3]
+            qd[7 * k + 3 : 7 * k + 7] = 0.5 * g_matrix(p).T @ vm[6 * k + 3 : 6 * k + 6]
+        extra = np.zeros(self.layout_x.size - 1 - 7 * N)
+        return np.concatenate([[1.0], qd, extra])
+
+
+def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
+    """v(q_dot) with G at the previous step [eq. 22c] and the linearised norm rows [eq. 23]."""
+    blocks, norm_rows = [], []
+    for k in range(N):
+        pm, pd = qm[7 * k + 3 : 7 * k + 7], qd[7 * k + 3 : 7 * k + 7]
+        blocks += [qd[7 * k : 7 * k + 3], 2 * g_matrix(pm) @ pd]
+        norm_rows.append(ca.dot(pm, pm) - 1 + 2 * h * ca.dot(pm, pd))
+    return ca.vertcat(*blocks), norm_rows
+
+
+def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
+    """Layouts of P, x and g; absent features have size-0 blocks."""
+    N, nc, ne = m.n_bodies, m.n_gap, m.n_eq
+    layout_p = Layout(
+        [
+            ("t", 1),
+            ("q", 7 * N),
+            ("v", 6 * N),
+            ("use_curvature", 1),
+            ("friction_normal", nc if m.has_friction else 0),
+            ("applied", 6 * N if m.n_compliant else 0),
+        ]
+    )
+    layout_x = Layout(
+        [("s", 1), ("qd", 7 * N), ("lam", nc if mpcc else 0), ("lam_eq", ne if mpcc else 0)]
+    )
+    layout_g = Layout(
+        [
+            ("norm", N),
+            ("eq", ne),
+            ("gap", nc),
+            ("restitution", nc if m.has_restitution else 0),
+            ("eom", 6 * N if mpcc else 0),
+            ("complementarity", nc if mpcc else 0),
+        ]
+    )
+    return layout_p, layout_x, layout_g
+
+
+class _Terms:
+    """The symbolic quantities of one NLP, built in the order of FORMULATION.md section 4."""
+
+    def __init__(self, kernel: StepKernel, h_max: float, mpcc: bool) -> None:
+        m = kernel.model
+        self.lay_p, self.lay_x, self.lay_g = _layouts(m, mpcc)
+        self.P = ca.SX.sym("P", self.lay_p.size)
+        self.x = ca.SX.sym("x", self.lay_x.size)
+        self.t, self.qm, self.vm, self.use_curv, self.normal, self.applied = self.lay_p.split(
+            self.P
+        ).values()
+        self.s, self.qd, self.lam, self.lam_eq = self.lay_x.split(self.x).values()
+        self.h = h = self.s * h_max
+        self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
+        self.M = ca.DM(m.M)
+        t, qm, vm, v = self.t, self.qm, self.vm, self.v
+        self.K = self.M @ (v - vm) / h + m.S(qm, vm) - m.Q(t, qm, vm)  # [eq. 26]
+        if m.n_compliant:
+            self.K = self.K - self.applied
+        self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
+        self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]
+        self.eq_lin = m.Phi_eq(qm, t) + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
+        self.rate_m = self.Phi_v @ vm
+        self.rest = self.Phi_v @ v + ca.DM(m.restitution) * self.rate_m
+        # Gauss objective [eqs. 17-19], scaled by c so that its size does not depend on units
+        # and by (h_max / 1 ms)^2 below 1 ms: the Hessian 2c M / h^2 would otherwise be huge
+        # for small steps (1e8 at h = 1e-5 s), which stalls IPOPT's inertia correction
+        self.c = min(1.0, (h_max / 1e-3) ** 2) / max(float(np.sum(m.masses)) * 9.81**2, 1e-12)
+        # rows in metres are O(h): below 1 ms they are scaled up to the size they have at 1 ms,
+        # or IPOPT sees their tiny gradients as rank deficiency (stuck primal infeasibility)
+        self.rs = max(1.0, 1e-3 / h_max)
+
+
+def _friction(
+    T: _Terms, m: Any, settings: Friction, f: ca.SX
+) -> tuple[ca.SX, ca.SX, ca.SX]:
+    """f plus the Tresca terms (model/contact.py) (2c/h) sum_j g_j |D_j v|, the QP's h g |D v|
+    scaled like the Gauss term; the friction forces (3, M), size g_j against the slip, and
+    their generalised force (6N)."""
+    nc, N = m.n_gap, m.n_bodies
+    qm, vm, v, h, c, normal = T.qm, T.vm, T.v, T.h, T.c, T.normal
+    force, generalised = ca.SX(3, nc), ca.SX.zeros(6 * N, 1)
+    D = m.slip(qm)
+    mu_k, mu_s = ca.DM(m.mu), ca.DM(m.mu_static)
+    for j in range(nc):
+        Dj = D[3 * j : 3 * j + 3, :]
+        slip_m = ca.norm_2(Dj @ vm)
+        g_j = ca.if_else(slip_m < settings.stick_speed, mu_s[j], mu_k[j]) * normal[j]
+        u = Dj @ v
+        norm = ca.sqrt(ca.dot(u, u) + settings.creep**2)
+        f = f + (2 * c / h) * g_j * (norm - settings.creep)
+        beta = g_j * u / norm
+        force[:, j] = -beta
+        generalised = generalised + Dj.T @ beta
+    return f, force, generalised
+
+
+def _rows(T: _Terms, m: Any, mpcc: bool, sigma: float) -> tuple[ca.SX, np.ndarray, np.ndarray]:
+    """g with its bounds, in the order of layout g."""
+    N, nc, ne = m.n_bodies, m.n_gap, m.n_eq
+    rs = T.rs
+    g_parts = [rs * ca.vertcat(*T.norm_rows), rs * T.eq_lin, rs * T.Phi_lin]
+    lbg = [np.zeros(N), np.zeros(ne), np.full(nc, -np.inf)]
+    ubg = [np.zeros(N), np.zeros(ne), np.zeros(nc)]
+    if m.has_restitution:  # Newton restitution rows Phi_v v <= -e Phi_v vm, opened per step
+        g_parts.append(T.rest)
+        lbg.append(np.full(nc, -np.inf))
+        ubg.append(np.full(nc, np.inf))
+    if mpcc:
+        eom = T.K + T.Phi_v.T @ T.lam + T.Phi_eq_v.T @ T.lam_eq  # equations of motion [eq. 25]
+        g_parts += [eom, -T.lam * T.Phi_lin]  # Scholtes: lam_j (-Phi_lin_j) <= sigma
+        lbg += [np.zeros(6 * N), np.full(nc, -np.inf)]
+        ubg += [np.zeros(6 * N), np.full(nc, sigma)]
+    return ca.vertcat(*g_parts), np.concatenate(lbg), np.concatenate(ubg)
+
+
+def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca.SX) -> ca.Function:
+    """(P, x, mu, mu_eq) -> update [eq. 22], forces, residuals, from the same graph."""
+    m = kernel.model
+    nc, ne = m.n_gap, m.n_eq
+    nr = nc if m.has_restitution else 0
+    h, c, rs = T.h, T.c, T.rs
+    lam_out, lam_eq_out = T.lam, T.lam_eq
+    comp_parts = [T.lam * T.Phi_lin] if (nc and mpcc) else []
+    if not mpcc:
+        # KKT of the implicit form in v: (2c/h) K + h Phi_v^T mu + h Phi_eq_v^T mu_eq = 0, so
+        # the forces are lambda = h^2 mu / (2c) (FORMULATION.md section 8)
+        mu = ca.SX.sym("mu", nc + nr)
+        mu_eq = ca.SX.sym("mu_eq", ne)
+        lam_gap = rs * h**2 * mu[:nc] / (2 * c)
+        lam_out, lam_eq_out = lam_gap, rs * h**2 * mu_eq / (2 * c)
+        comp_parts = [lam_gap * T.Phi_lin]
+        if nr:  # a restitution row's force adds to its contact's normal force
+            lam_rest = h * mu[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
+            lam_out = lam_gap + lam_rest
+            comp_parts.append(lam_rest * T.rest)
+        mult_in = [mu, mu_eq]
+    else:
+        mult_in = [ca.SX.sym("unused_mu", nc), ca.SX.sym("unused_mu_eq", ne)]
+    eom_res = T.K + T.Phi_v.T @ lam_out + T.Phi_eq_v.T @ lam_eq_out + fr_gen
+    eom_scale = kernel.eom_scale(T.M @ (T.v - T.vm) / h, T.K)
+    q_new, drift = kernel.normalized(T.qm + h * T.qd)
+    comp = ca.mmax(ca.fabs(ca.vertcat(*comp_parts))) if nc else ca.SX(0)
+    outputs = [q_new, T.v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, drift, fr_force]
+    return ca.Function("post", [T.P, T.x, *mult_in], [*outputs, eom_scale])
+
+
+def build_graph(
+    kernel: StepKernel,
+    h_max: float,
+    formulation: Formulation,
+    h_preference: float,
+    sigma: float,
+    friction: Friction,
+) -> NLPGraph:
+    m = kernel.model
+    mpcc = formulation is Formulation.MPCC
+    T = _Terms(kernel, h_max, mpcc)
+    f = T.c * ca.dot(T.K, ca.DM(np.linalg.inv(m.M)) @ T.K) - h_preference * T.s
+    fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(6 * m.n_bodies, 1)
+    if m.has_friction:
+        f, fr_force, fr_gen = _friction(T, m, friction, f)
+    g, lbg, ubg = _rows(T, m, mpcc, sigma)
+    lam_g = ca.SX.sym("lam_g", g.shape[0])
+    impacts = [m.Phi(T.qm), T.rate_m] if m.has_restitution else [ca.SX(0, 1), ca.SX(0, 1)]
+    return NLPGraph(
+        x=T.x,
+        p=T.P,
+        f=f,
+        g=g,
+        lbg=lbg,
+        ubg=ubg,
+        layout_p=T.lay_p,
+        layout_x=T.lay_x,
+        layout_g=T.lay_g,
+        objective_scale=T.c,
+        row_scale=T.rs,
+        rows=ca.Function("g", [T.P, T.x], [g]),
+        post=_post(kernel, T, mpcc, fr_gen, fr_force),
+        lagrangian_gradient=ca.Function(
+            "grad_L", [T.P, T.x, lam_g], [ca.gradient(f + ca.dot(lam_g, g), T.x)]
+        ),
+        impacts=ca.Function("impacts", [T.qm, T.vm], impacts),
+        n_bodies=m.n_bodies,
+    )

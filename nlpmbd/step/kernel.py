@@ -1,0 +1,126 @@
+"""The mathematics every step solver shares (FORMULATION.md section 4), written once.
+
+A step from (t, qm, vm) with step size h finds the new velocities v and enforces, linearised at
+qm [eqs. 23-24],
+
+    gaps        Phi(qm) + h Phi_v(qm) v + T2 <= 0,
+    equalities  Phi_eq(qm, t) + h (Phi_eq,v v + Phi_eq,t) = 0,
+
+then updates the positions, q = advance(qm, v, h) (model/kinematics.py). T2 is the second-order
+term h^2/2 d^2Phi/ds^2 along the previous velocity: it pre-compensates the O(h^2 w^2 l) drift of
+the true gap within the step. It only holds near contact (the curvature of a radial gap is
+~V^2/|d|, huge and meaningless while a pin passes the hole's centre), so it is used where
+Phi(qm) >= -c/2, and it is capped at c/2 (a larger term means the step sweeps much of the
+clearance, where Taylor does not hold; the projection does the rest). A step that still
+penetrates by more than `curvature_guard` of a clearance is solved again without it (the guard,
+step/retry.py and the QP's whole step).
+
+The kernel also owns the acceptance test of a solver's point (one set of tolerances,
+Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from ..model.clearance import gap_fractions, smallest_clearance
+from ..model.kinematics import advance, normalized
+from ..model.symbolic import SymbolicModel
+from .config import GapCorrection, Verification
+from .projection import GapProjection
+
+
+class StepKernel:
+    """Built once per simulation from the symbolic model; solvers build their graphs from it."""
+
+    def __init__(
+        self,
+        model: SymbolicModel,
+        gap_scales: Sequence[float],
+        *,
+        correction: GapCorrection = GapCorrection.CURVATURE_PROJECTION,
+        renormalize: bool = True,
+        verification: Verification = Verification(),
+        curvature_guard: float = 0.1,
+    ) -> None:
+        self.model = model
+        nc = model.n_gap
+        scales = np.asarray(list(gap_scales), dtype=float)
+        self.scales = scales if scales.size == nc else np.zeros(nc)
+        self.renormalize = renormalize
+        self.verification = verification
+        self.curvature_guard = curvature_guard
+        self.uses_curvature = correction.curvature and nc > 0
+        self.clearance = smallest_clearance(self.scales)
+        q = ca.SX.sym("q", 7 * model.n_bodies)
+        self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
+        self.projection = (
+            GapProjection(model, self.clearance) if correction.projection and nc > 0 else None
+        )
+
+    # ---- constraints ---------------------------------------------------------------------
+    def second_order_term(self, q: Any, v: Any, h: Any, use: Any) -> Any:
+        """T2 of the module docstring, with `use` (1 or 0) switching it off."""
+        m = self.model
+        scale = ca.DM(self.scales)
+        near = ca.if_else(m.Phi(q) >= -0.5 * scale, use, 0.0)
+        cap = ca.if_else(scale > 0, 0.5 * scale, ca.inf)
+        return near * ca.fmin(0.5 * h**2 * m.Phi_curv(q, v), cap)
+
+    def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
+        """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2)."""
+        m = self.model
+        rows = m.Phi(q) + h * m.Phi_v(q) @ v
+        if self.uses_curvature:
+            rows = rows + self.second_order_term(q, vm, h, use)
+        return rows
+
+    def gap_bound(self, q: Any, v: Any, h: Any, use: Any) -> Any:
+        """Phi(qm) (+ T2): the velocity-free part of the linearised gaps."""
+        phi = self.model.Phi(q)
+        if self.uses_curvature:
+            phi = phi + self.second_order_term(q, v, h, use)
+        return phi
+
+    # ---- update --------------------------------------------------------------------------
+    def update(self, q: Any, v: Any, h: Any) -> tuple[Any, Any]:
+        """(q after the step, Euler-parameter drift before renormalisation)."""
+        return advance(q, v, h, self.renormalize)
+
+    def normalized(self, q_new: Any) -> tuple[Any, Any]:
+        """(q_new with unit Euler parameters if renormalising, drift before)."""
+        return normalized(q_new, self.renormalize)
+
+    # ---- acceptance ------------------------------------------------------------------------
+    @staticmethod
+    def eom_scale(inertia: Any, K: Any) -> Any:
+        """The size of the forces at play (N), >= 1, from the inertia force M (v - vm) / h and
+        K: EoM residuals are tested relative to it (a 5000 rpm mechanism carries ~1e3 N, where
+        1e-8 N absolute is below what double precision resolves)."""
+        return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(K - inertia))
+
+    def accepts(self, viol: Any, eom: Any, eom_scale: Any, comp: Any, lam: Any) -> Any:
+        """1 if a point solves the step (Verification), else 0; symbolic or numeric. An
+        infinite EoM residual fails (it would pass its limit, which scales with the forces)."""
+        tol = self.verification
+        return (
+            (viol <= tol.constraints)
+            * (eom < ca.inf)
+            * (eom <= tol.eom * eom_scale)
+            * (comp <= tol.complementarity)
+            * (ca.mmin(ca.vertcat(0, lam)) >= -tol.complementarity)
+        )
+
+    # ---- penetration ---------------------------------------------------------------------
+    def _penetration(self, q: Any) -> Any:
+        if not np.any(self.scales > 0):
+            return ca.SX(0)
+        return ca.mmax(gap_fractions(self.model.Phi(q), self.scales))
+
+    def penetration_fraction(self, q: np.ndarray) -> float:
+        """max_j Phi_j(q) / c_j over the gaps that close a clearance (0 if none)."""
+        return float(self.penetration(q))

@@ -1,0 +1,105 @@
+"""The QP predictor: a StepSolver composed of a QPStep and an NLPStep.
+
+It solves the step's QP at h = h_hi first and keeps it when it is a KKT point of the NLP: at a
+fixed h the QP is the NLP; otherwise the QP point solves the NLP when the multiplier of the
+bound s <= h_hi / h_max is nonnegative, lam_x_s = -dL/ds >= 0 (the objective would still fall
+with a larger h). The point must also pass the kernel's acceptance test. Otherwise IPOPT runs,
+warm-started from the QP point (primal and dual). Only for the implicit form without friction,
+restitution or compliant contacts (the QP has none of them).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from ..model.rotation import g_matrix
+from .nlp import NLPStep, Start
+from .qp import QPStep
+from .solver import SOLVED, StepInputs, StepSolution, StepSolver
+
+
+@dataclass(frozen=True)
+class _Guess:
+    x: np.ndarray
+    lam_x: np.ndarray
+    lam_g: np.ndarray
+    post: list
+    solved: bool
+
+
+class Predictor(StepSolver):
+    variable_h = True
+
+    def __init__(self, qp: QPStep, nlp: NLPStep) -> None:
+        super().__init__(nlp.kernel)
+        self.qp, self.nlp = qp, nlp
+        self.predicted = 0
+        self._function = self._predictor_function()
+
+    def counters(self) -> dict[str, int]:
+        return {"predicted_steps": self.predicted}
+
+    def _predictor_function(self) -> ca.Function:
+        """(P, h) -> the QP step at h as a point (x, lam_g) of the NLP, with dL/ds, the QP's own
+        acceptance flag, the NLP's constraint violation and its post outputs: one call."""
+        g = self.nlp.graph
+        N = g.n_bodies
+        P, h = ca.MX.sym("P", g.layout_p.size), ca.MX.sym("h")
+        p = g.layout_p.split(P)
+        qm = p["q"]
+        _, v, lam, lam_eq, *_, ok = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"]])
+        blocks = []
+        for k in range(N):
+            e = qm[7 * k + 3 : 7 * k + 7]
+            ee = ca.dot(e, e)
+            # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
+            pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
+            blocks += [v[6 * k : 6 * k + 3], pd]
+        x = ca.vertcat(h / self.nlp.h_max, *blocks)
+        # implicit form: mu = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
+        c, rs = g.objective_scale, g.row_scale
+        lam_g = ca.vertcat(
+            ca.MX.zeros(g.layout_g.sizes["norm"]),
+            2 * c * lam_eq / (rs * h**2),
+            2 * c * lam / (rs * h**2),
+        )
+        rows = g.rows(P, x)
+        viol = ca.mmax(ca.vertcat(0, rows - g.ubg, g.lbg - rows)) / rs
+        dLds = g.lagrangian_gradient(P, x, lam_g)[0]
+        post = g.post(P, x, *g.multipliers(lam_g))
+        return ca.Function("predictor", [P, h], [x, lam_g, dLds, ok, viol, *post])
+
+    def _predict(self, P: np.ndarray, h_lo: float, h_hi: float) -> _Guess | None:
+        """The QP at h = h_hi as a point of the NLP; None when the QP failed."""
+        x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
+        if not float(ok):
+            return None
+        x, lam_g = np.asarray(x).ravel(), np.asarray(lam_g).ravel()
+        lam_x = np.zeros(self.nlp.graph.layout_x.size)
+        lam_x[0] = -float(dLds)
+        accepted = self.kernel.accepts(float(viol), post[4], post[8], post[5], post[2])
+        solved = (h_lo == h_hi or float(dLds) <= 0.0) and bool(float(accepted))
+        return _Guess(x, lam_x, lam_g, post, solved)
+
+    def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
+        tic = time.perf_counter()
+        nlp = self.nlp
+        P = nlp.parameters(inputs)
+        guess = self._predict(P, inputs.h_lo, inputs.h_hi)
+        if guess is not None and guess.solved:
+            self.predicted += 1
+            elapsed = time.perf_counter() - tic
+            return nlp.solution(
+                P, guess.x, guess.lam_x, guess.lam_g, SOLVED, 0, "QP predictor", elapsed, guess.post
+            )
+        if guess is not None:  # IPOPT from the QP point, primal and dual
+            start: Start | None = Start(guess.x, guess.lam_x, guess.lam_g)
+        elif warm is not None and warm.warm is not None:
+            start = Start(warm.warm["x"], warm.warm["lam_x"], warm.warm["lam_g"])
+        else:
+            start = None
+        return nlp.run(P, inputs, start, nlp.row_bounds(inputs), tic)

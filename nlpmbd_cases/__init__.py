@@ -1,0 +1,36 @@
+"""Case studies; REGISTRY is what the CLI lists (through the "nlpmbd.cases" entry point)."""
+
+from nlpmbd.model.case import Case
+
+from . import (
+    box_drop,
+    crank_rocker,
+    cylindrical,
+    free_body,
+    pendulum,
+    prismatic,
+    revolute,
+    slider_crank,
+    slider_crank_driven,
+    slider_crank_moment,
+    stick_slip,
+)
+
+REGISTRY: dict[str, Case] = {
+    c.name: c
+    for c in (
+        pendulum.CASE,
+        revolute.CASE,
+        cylindrical.CASE,
+        prismatic.CASE,
+        free_body.CASE,
+        box_drop.CASE,
+        slider_crank.CASE,
+        slider_crank_driven.CASE,
+        crank_rocker.CASE,
+        stick_slip.CASE,
+        slider_crank_moment.CASE,
+    )
+}
+
+__all__ = ["REGISTRY"]

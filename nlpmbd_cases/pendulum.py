@@ -1,0 +1,120 @@
+"""Pendulum on a pin along the global Z axis (the paper's section 5.4 study).
+
+Parameters chosen for nlpmbd (the paper's Table 4 was lost; see FORMULATION.md section 7):
+m = 1 kg, J' = diag(2e-3, 0.085, 0.085) kg m^2, centre of mass at (cm_x, 0, cm_z) with
+cm_x = 0.5 m, cm_z = 0, gravity 9.81 m/s^2 along -Y. The pin axis is global Z through the
+origin; the pendulum starts at rest, horizontal (along +X), centred on the pin. Baseline step
+range h in [1e-3, 2e-3] s, 10 s.
+
+`joint = ideal`: an ideal revolute joint. `joint = clearance`: a revolute clearance joint
+[eqs. 40-42]: fixed pin of radius 0.01 m and length 0.05 m in the pendulum's hole, radial
+clearance `clearance` (1e-4 m; the paper also prints 0.1 m) and total axial play `axial_play`
+(0 here: an ideal axial constraint, since two opposite stops with no play cannot both be
+inequalities).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+
+PARAMETERS = (
+    Parameter("mass", 1.0, "pendulum mass", float, low=0.0, low_open=True, unit="kg"),
+    Parameter(
+        "cm_x",
+        0.5,
+        "centre of mass distance from the pin along X",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="m",
+    ),
+    Parameter("cm_z", 0.0, "centre of mass offset along the pin axis Z", float, unit="m"),
+    Parameter(
+        "jxx",
+        2e-3,
+        "inertia about body x (along the rod)",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="kg m^2",
+    ),
+    Parameter("jyy", 0.085, "inertia about body y", float, low=0.0, low_open=True, unit="kg m^2"),
+    Parameter(
+        "jzz",
+        0.085,
+        "inertia about body z (pin axis)",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="kg m^2",
+    ),
+    Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
+    Parameter("joint", "ideal", "joint model at the pin", str, choices=("ideal", "clearance")),
+    Parameter(
+        "clearance",
+        1e-4,
+        "radial clearance c = hole radius - pin radius",
+        float,
+        low=0.0,
+        low_open=True,
+        high=0.1,
+        unit="m",
+    ),
+    Parameter(
+        "axial_play",
+        0.0,
+        "total axial play c_a (0 = ideal axial constraint)",
+        float,
+        low=0.0,
+        high=0.1,
+        unit="m",
+    ),
+    Parameter("pin_radius", 0.01, "pin radius", float, low=0.0, low_open=True, unit="m"),
+    Parameter("pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, unit="m"),
+)
+
+
+def build(params: Mapping[str, Any]) -> System:
+    system = System(gravity=(0.0, -params["g"], 0.0))
+    body = system.add_body(
+        RigidBody(
+            "pendulum",
+            params["mass"],
+            (params["jxx"], params["jyy"], params["jzz"]),
+            position=(params["cm_x"], 0.0, params["cm_z"]),
+        )
+    )
+    if params["joint"] == "ideal":
+        system.add_joint(RevoluteJoint("pin", GROUND, body, point=(0, 0, 0), axis=(0, 0, 1)))
+    else:
+        r = params["pin_radius"]
+        system.add_joint(
+            RevoluteClearance(
+                "pin",
+                hole=body,
+                pin=GROUND,
+                center=(0, 0, 0),
+                axis=(0, 0, 1),
+                length=params["pin_length"],
+                hole_radius=r + params["clearance"],
+                pin_radius=r,
+                axial_play=params["axial_play"],
+                ends_on="pin",
+            )
+        )
+    return system
+
+
+CASE = Case(
+    name="pendulum",
+    description="pendulum released horizontally on a pin along Z, ideal or clearance (paper 5.4)",
+    parameters=PARAMETERS,
+    builder=build,
+    t_end=10.0,
+    h_min=1e-3,
+    h_max=2e-3,
+)

@@ -1,0 +1,129 @@
+"""The planar slider-crank shared by the slider-crank cases: bodies, pins and the guide.
+
+Planar in XY, Z out of the plane. The crank pivots about Z at the origin O; the guide's axis is
+X through O. The crank (length l1) runs from O to the pin B at angle theta from +X; the rod
+(length l2) from B to the pin C at the slider's centre, which lies on the guide axis. Centres
+of mass at the middle of crank and rod. Revolute joints about Z at O, B and C keep everything in
+the plane, so the guide only needs its two in-plane equations (PlanarPrismaticJoint) when ideal,
+and its four corner gaps (PlanarPrismaticClearance) with clearance. The out-of-plane inertias do not
+enter planar motion; they are set equal to the in-plane one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+from pyquaternion import Quaternion
+
+from nlpmbd_joints import (
+    DrivingAngle,
+    PlanarPrismaticClearance,
+    PlanarPrismaticJoint,
+    RevoluteJoint,
+)
+from nlpmbd import GROUND, RigidBody, System
+from nlpmbd.model.contact import ContactLaw
+
+Z = (0.0, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class SliderCrank:
+    """Geometry (m), masses (kg), inertias about Z (kg m^2) and the initial crank state."""
+
+    crank_length: float
+    crank_mass: float
+    crank_inertia: float
+    rod_length: float
+    rod_mass: float
+    rod_inertia: float
+    slider_mass: float
+    slider_inertia: float
+    slider_length: float  # along the guide
+    slider_width: float  # across the guide, in the plane
+    slider_thickness: float  # along Z
+    theta0: float = 0.0  # rad
+    omega0: float = 0.0  # rad/s
+
+
+def pin_positions(g: SliderCrank) -> tuple[np.ndarray, np.ndarray, float]:
+    """(B, C, phi) of the assembled mechanism at theta0: loop closure with C on the X axis."""
+    th = g.theta0
+    B = g.crank_length * np.array([np.cos(th), np.sin(th), 0.0])
+    s = -g.crank_length * np.sin(th) / g.rod_length
+    phi = float(np.arcsin(s))
+    C = B + g.rod_length * np.array([np.cos(phi), np.sin(phi), 0.0])
+    return B, C, phi
+
+
+def build_slider_crank(
+    g: SliderCrank,
+    gravity: float,
+    guide: str,
+    clearance: float = 0.0,
+    contact: ContactLaw | None = None,
+    drive_speed: float | None = None,
+) -> System:
+    """The mechanism with `guide` "ideal" or "clearance" (then `clearance` and `contact`).
+    `drive_speed` (rad/s): the crank angle is prescribed as theta0 + drive_speed t (a
+    DrivingAngle named "drive"); None leaves the crank free."""
+    system = System(gravity=(0.0, -gravity, 0.0))
+    th, w = g.theta0, g.omega0
+    B, C, phi = pin_positions(g)
+    # consistent initial velocities from the loop closure: l1 sin(theta) + l2 sin(phi) = 0
+    phi_dot = -g.crank_length * w * np.cos(th) / (g.rod_length * np.cos(phi))
+    vB = g.crank_length * w * np.array([-np.sin(th), np.cos(th), 0.0])
+    vC = vB + g.rod_length * phi_dot * np.array([-np.sin(phi), np.cos(phi), 0.0])
+
+    def link(name, mass, inertia, start, angle, v_start, rate, length):
+        centre = start + 0.5 * length * np.array([np.cos(angle), np.sin(angle), 0.0])
+        v_centre = v_start + 0.5 * length * rate * np.array([-np.sin(angle), np.cos(angle), 0.0])
+        return system.add_body(
+            RigidBody(
+                name,
+                mass,
+                (inertia, inertia, inertia),
+                position=tuple(centre),
+                orientation=Quaternion(axis=Z, angle=angle),
+                velocity=tuple(v_centre),
+                angular_velocity=(0.0, 0.0, rate),
+            )
+        )
+
+    crank = link(
+        "crank", g.crank_mass, g.crank_inertia, np.zeros(3), th, np.zeros(3), w, g.crank_length
+    )
+    rod = link("rod", g.rod_mass, g.rod_inertia, B, phi, vB, phi_dot, g.rod_length)
+    I = g.slider_inertia
+    slider = system.add_body(
+        RigidBody("slider", g.slider_mass, (I, I, I), position=tuple(C), velocity=tuple(vC))
+    )
+    system.add_joint(RevoluteJoint("pivot", GROUND, crank, point=(0, 0, 0), axis=Z))
+    system.add_joint(RevoluteJoint("crank_pin", crank, rod, point=tuple(B), axis=Z))
+    system.add_joint(RevoluteJoint("slider_pin", rod, slider, point=tuple(C), axis=Z))
+    if drive_speed is not None:
+        system.add_joint(DrivingAngle("drive", GROUND, crank, lambda t: drive_speed * t, axis=Z))
+    if guide == "ideal":
+        system.add_joint(PlanarPrismaticJoint("guide", GROUND, slider, point=tuple(C)))
+    else:
+        system.add_joint(
+            PlanarPrismaticClearance(
+                "guide",
+                guide=GROUND,
+                slider=slider,
+                center=tuple(C),
+                axis=(1.0, 0.0, 0.0),
+                length=g.slider_length,
+                width=g.slider_width,
+                clearance=clearance,
+                contact=contact,
+            )
+        )
+    return system
+
+
+def sinusoidal_moment(amplitude: float, frequency: float):
+    """P(t) = amplitude sin(frequency t) about Z, for a Torque in global axes."""
+    return lambda t, state: [0.0, 0.0, amplitude * ca.sin(frequency * t)]

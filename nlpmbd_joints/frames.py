@@ -1,0 +1,80 @@
+"""Joint geometry given globally at t = 0, turned into body-fixed points and triads."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
+from nlpmbd.errors import InputError
+from nlpmbd.model.joint import Joint
+from nlpmbd.model.rotation import perpendicular_pair
+from nlpmbd.validation import finite_array, unit_vector, vector_norm
+
+#: Relative tolerance below which two joint points (or two axis directions) coincide.
+COINCIDENT_TOL = 1e-12
+
+
+class AxisFrame:
+    """A global point and unit axis at t = 0, with its perpendicular pair, expressed in the
+    body-fixed coordinates of a parent and a child body."""
+
+    def __init__(self, joint_name: str, parent: Body, child: Body, point, axis) -> None:
+        try:
+            self.point = finite_array("point", point, (3,))
+            self.axis = unit_vector("axis", axis)
+        except InputError as err:
+            raise InputError(f"{joint_name}.{err}") from None
+        self.perp = perpendicular_pair(self.axis)
+        self.s_parent = initial_local_point(parent, self.point)
+        self.s_child = initial_local_point(child, self.point)
+        self.u_parent = initial_local_vector(parent, self.axis)
+        self.u_child = initial_local_vector(child, self.axis)
+        self.perp_parent = [initial_local_vector(parent, a) for a in self.perp]
+        self.perp_child = [initial_local_vector(child, a) for a in self.perp]
+
+    def same_point(self, other: AxisFrame) -> bool:
+        """The two joint points coincide (within COINCIDENT_TOL relative to their size)."""
+        scale = max(1.0, vector_norm(self.point), vector_norm(other.point))
+        return vector_norm(self.point / scale - other.point / scale) <= COINCIDENT_TOL
+
+    def same_axis(self, other: AxisFrame) -> bool:
+        """The two axes are parallel (or anti-parallel)."""
+        return vector_norm(np.cross(self.axis, other.axis)) <= COINCIDENT_TOL
+
+    def same_line(self, other: AxisFrame) -> bool:
+        """The two axes lie on one line: parallel, and the points differ along the axis only."""
+        if not self.same_axis(other):
+            return False
+        scale = max(1.0, vector_norm(self.point), vector_norm(other.point))
+        d = self.point / scale - other.point / scale
+        return vector_norm(d - np.dot(d, self.axis) * self.axis) <= COINCIDENT_TOL
+
+
+class FramedJoint(Joint):
+    """A joint whose geometry is one AxisFrame, `self.frame`.
+
+    `REDUNDANT_WHEN` says when a second joint of the same class between the same two bodies
+    (in either order) repeats its constraints: "point" (the points coincide), "line" (the axes
+    lie on one line), "axis" (the axes are parallel), "point+axis" (both), "always".
+    """
+
+    frame: AxisFrame
+    REDUNDANT_WHEN = "point+axis"
+
+    def duplicates(self, other: Joint) -> str | None:
+        if type(other) is not type(self) or not isinstance(other, FramedJoint):
+            return None
+        if {id(b) for b in self.bodies} != {id(b) for b in other.bodies}:
+            return None
+        f, g = self.frame, other.frame
+        where = {
+            "point": ("at the same point", f.same_point(g)),
+            "line": ("on the same axis line", f.same_line(g)),
+            "axis": ("about parallel axes", f.same_axis(g)),
+            "point+axis": ("at the same point and axis", f.same_point(g) and f.same_axis(g)),
+            "always": ("", True),
+        }
+        text, same = where[self.REDUNDANT_WHEN]
+        if not same:
+            return None
+        return f"both are {type(self).__name__} between the same bodies {text}".rstrip()

@@ -1,0 +1,99 @@
+"""Translational clearance joint of a planar mechanism: a rectangular slider between two
+parallel guide surfaces (the joint of flores_leine_glocker and flores_et_al_2008)."""
+
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
+from nlpmbd.model.contact import ContactLaw
+from nlpmbd.errors import InputError
+from nlpmbd.model.joint import Joint
+from nlpmbd.validation import finite_array, finite_scalar, unit_vector
+
+
+class PlanarPrismaticClearance(Joint):
+    """A slider (child) of length 2a and width 2b between two guide surfaces (parent) a distance
+    2 (b + c) apart, in the plane with unit `normal`; for mechanisms whose other joints keep the
+    slider in that plane (a spatial slider needs PrismaticClearance).
+
+    Geometry, global at t = 0 (m): the guide's mid-line passes through `center` along the unit
+    `axis`; w = normal x axis points to the "upper" surface. The slider is centred there, its
+    corners at center +/- a axis +/- b w, fixed in the slider. Gaps [the planar form of eqs.
+    38-39]: each upper corner P stays below the upper surface, Phi = (P - O) . w - (b + c) <= 0,
+    each lower corner above the lower one, Phi = -(P - O) . w - (b + c) <= 0 (O and w frozen
+    into the guide): four gaps, -c at the centred start, labels "<front|back>_<upper|lower>"
+    (front = +axis). Contact frame: the corner as contact point; the force on the slider acts
+    along -w (upper) or +w (lower). Scales: c.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        guide: Body,
+        slider: Body,
+        center,
+        axis,
+        length: float,
+        width: float,
+        clearance: float,
+        normal=(0.0, 0.0, 1.0),
+        contact: ContactLaw | None = None,
+    ) -> None:
+        super().__init__(name, guide, slider, contact)
+        center = finite_array(f"{name}.center", center, (3,))
+        u = unit_vector(f"{name}.axis", axis)
+        n = unit_vector(f"{name}.normal", normal)
+        if abs(float(np.dot(n, u))) > 1e-9:
+            raise InputError(f"{name}.normal must be perpendicular to {name}.axis")
+        a = 0.5 * finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
+        b = 0.5 * finite_scalar(f"{name}.width", width, low=0.0, low_open=True)
+        self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
+        w = np.cross(n, u)
+        self.half_width, self.half_length, self.center = b, a, center
+        self.origin = initial_local_point(guide, center)
+        self.w = initial_local_vector(guide, w)
+        self.corners = {
+            f"{end}_{side}": initial_local_point(slider, center + sa * a * u + sb * b * w)
+            for end, sa in (("front", 1.0), ("back", -1.0))
+            for side, sb in (("upper", 1.0), ("lower", -1.0))
+        }
+
+    def describe(self) -> dict:
+        return {
+            "kind": "planar_guide",
+            "slider": self.child.name,
+            "clearance": self.clearance,
+            "half_width": self.half_width,
+            "half_length": self.half_length,
+            "center_y": float(self.center[1]),
+        }
+
+    @property
+    def gap_labels(self):
+        return tuple(self.corners)
+
+    @property
+    def gap_scales(self):
+        return (self.clearance,) * 4
+
+    def _frame(self, poses):
+        G = poses[self.parent]
+        return G.point(self.origin), G.vector(self.w)
+
+    def gaps(self, poses):
+        O, w = self._frame(poses)
+        S, reach = poses[self.child], self.half_width + self.clearance
+        out = []
+        for label, s in self.corners.items():
+            side = 1.0 if label.endswith("upper") else -1.0
+            out.append(side * ca.dot(S.point(s) - O, w) - reach)
+        return out
+
+    def contact_frames(self, poses):
+        _, w = self._frame(poses)
+        S = poses[self.child]
+        return [
+            (-w if label.endswith("upper") else w, S.point(s)) for label, s in self.corners.items()
+        ]
