@@ -89,7 +89,7 @@ def test_run_writes_results_and_figures_then_plot_redraws(tmp_path, capsys):
     assert "50 steps" in summary and "EoM" in summary and "energy change" in summary
     res = SimulationResult.load(out)
     assert res.completed and res.n_steps == 50 and res.meta["case"] == "pendulum"
-    assert res.meta["parameters"]["mass"] == 1.0 and res.meta["options"]["h_min"] == 1e-3
+    assert res.meta["parameters"]["mass"] == 1.0 and res.meta["options"]["time"]["h_min"] == 1e-3
     assert (out / "energy.png").stat().st_size > 1000
     (out / "energy.png").unlink()
     assert main(["plot", str(out)]) == 0

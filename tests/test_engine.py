@@ -12,7 +12,7 @@ from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, Sy
 from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.rotation import rotation_matrix
-from nlpmbd.step.nlp import StepProblem
+from nlpmbd.step.nlp import NLPStep
 
 
 def ideal_pendulum_error(h: float, t_end: float = 2.0) -> tuple[float, SimulationResult]:
@@ -126,7 +126,7 @@ def test_variable_step_stays_in_bounds_and_reaches_t_end():
 
 def test_step_problem_is_built_once_per_simulation(monkeypatch):
     calls = []
-    original_model, original_init = SymbolicModel.build, StepProblem.__init__
+    original_model, original_init = SymbolicModel.build, NLPStep.__init__
 
     def counting_model(system):
         calls.append("model")
@@ -137,7 +137,7 @@ def test_step_problem_is_built_once_per_simulation(monkeypatch):
         original_init(self, *args, **kwargs)
 
     monkeypatch.setattr(SymbolicModel, "build", staticmethod(counting_model))
-    monkeypatch.setattr(StepProblem, "__init__", counting_init)
+    monkeypatch.setattr(NLPStep, "__init__", counting_init)
     res = simulate(tilted_box(), SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3))
     assert res.n_steps == 50 and sorted(calls) == ["model", "problem"]
 

@@ -13,7 +13,8 @@ from nlpmbd import SimulationOptions, SolverFailure, simulate
 from nlpmbd.run.codegen import find_compiler
 from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.apps.registry import get_case
-from nlpmbd.step.nlp import StepProblem
+from nlpmbd.run.solvers import build_kernel, nlp_solver
+from nlpmbd.step.solver import StepInputs
 
 H = 1e-3
 
@@ -119,22 +120,23 @@ def test_predicted_steps_are_at_least_as_good_as_ipopts():
     assert ref.meta["predicted_steps"] > 0.5 * ref.n_steps
     model = SymbolicModel.build(system)
     opts = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=2e-3)
-    with_pred = StepProblem(model, opts, system.gap_scales)
-    plain = StepProblem(model, replace(opts, predictor=False), system.gap_scales)
+    kernel = build_kernel(model, system.gap_scales, opts)
+    with_pred = nlp_solver(kernel, opts)
+    plain = nlp_solver(kernel, opts.replace(predictor=False))
     f = plain.solver_cold.get_function("nlp_f")
     g = plain.solver_cold.get_function("nlp_g")
     checked = 0
     for n in range(0, ref.n_steps, 10):
-        t, q, v = ref.t[n], ref.q[n], ref.v[n]
-        a = with_pred.solve(t, q, v, None, 1e-3, 2e-3)
+        inputs = StepInputs(ref.t[n], ref.q[n], ref.v[n], 1e-3, 2e-3)
+        a = with_pred.solve(inputs)
         if a.return_status != "QP predictor":
             continue
-        b = plain.solve(t, q, v, None, 1e-3, 2e-3)
-        P = np.concatenate([[t], q, v, [1.0]])
-        fa, fb = float(f(a.x, P)), float(f(b.x, P))
+        b = plain.solve(inputs)
+        P = plain.parameters(inputs)
+        fa, fb = float(f(a.warm["x"], P)), float(f(b.warm["x"], P))
         assert fa <= fb + 1e-12 * max(1.0, abs(fb))
-        ga = np.asarray(g(a.x, P)).ravel()
-        viol = np.maximum(ga - plain._ubg, plain._lbg - ga).max()
+        ga = np.asarray(g(a.warm["x"], P)).ravel()
+        viol = np.maximum(ga - plain.graph.ubg, plain.graph.lbg - ga).max()
         assert viol <= 1e-9
         assert a.h == pytest.approx(2e-3, rel=1e-12) and b.h == pytest.approx(2e-3, rel=1e-4)
         np.testing.assert_allclose(a.v, b.v, atol=1e-6 * max(1.0, np.abs(b.v).max()))

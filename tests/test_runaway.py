@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from nlpmbd import GROUND, InputError, RigidBody, SimulationOptions, SolverFailure, System, simulate
-from nlpmbd.run.chunks import CHUNK_STEPS
+from nlpmbd.run.option_groups import Path as PathOptions
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.springs import SpringDamper
-from nlpmbd.run.simulate import fixed_step_sizes, step_bounds
+from nlpmbd.run.grid import fixed_step_sizes, step_bounds
 
 H = 1e-3
 
@@ -63,21 +63,21 @@ def test_too_many_steps_are_refused_with_the_numbers(solver):
 
 
 def test_a_result_bigger_than_the_memory_is_refused(monkeypatch):
-    monkeypatch.setattr("nlpmbd.run.validity.available_memory", lambda: 100_000)
+    monkeypatch.setattr("nlpmbd.run.limits.available_memory", lambda: 100_000)
     opts = SimulationOptions(t_end=1.0, h_min=H, h_max=H)  # 1000 steps of ~250 bytes
     with pytest.raises(
         InputError, match=r"1e\+03 steps need about .* more than the 100 kB available"
     ):
         simulate(pendulum(), opts, stop=lambda: True)
-    monkeypatch.setattr("nlpmbd.run.validity.available_memory", lambda: None)  # unknown: no check
+    monkeypatch.setattr("nlpmbd.run.limits.available_memory", lambda: None)  # unknown: no check
     assert simulate(pendulum(), SimulationOptions(t_end=0.01, h_min=H, h_max=H)).completed
 
 
-@pytest.mark.parametrize(("solver", "steps"), [("nlp", 1), ("qp", CHUNK_STEPS)])
+@pytest.mark.parametrize(("solver", "steps"), [("nlp", 1), ("qp", PathOptions().chunk_steps)])
 def test_force_runs_anyway_and_stops_between_steps(monkeypatch, solver, steps):
     """force=True passes both checks; the first stop() ends the run after one step (or chunk)
     with the partial result, instead of after a list of 1e9 step sizes."""
-    monkeypatch.setattr("nlpmbd.run.validity.available_memory", lambda: 1000)
+    monkeypatch.setattr("nlpmbd.run.limits.available_memory", lambda: 1000)
     opts = SimulationOptions(t_end=1e6, h_min=H, h_max=H, solver=solver, codegen="off")
     with pytest.raises(SolverFailure, match="interrupted") as info:
         simulate(pendulum(), opts, stop=lambda: True, force=True)
@@ -104,4 +104,4 @@ def test_a_diverging_fast_path_run_stops_inside_its_chunks():
     opts = SimulationOptions(t_end=1.0, h_min=H, h_max=H, solver="qp", codegen="off")
     with pytest.raises(SolverFailure, match="^diverged") as info:
         simulate(system, opts)
-    assert info.value.partial.n_steps < CHUNK_STEPS
+    assert info.value.partial.n_steps < PathOptions().chunk_steps

@@ -10,7 +10,7 @@ from fixtures import pendulum_theta_error, pendulum_theta_reference
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd.run.simulate import StepController
+from nlpmbd.run.controller import StepController
 
 T_IDEAL = 2.0
 
@@ -168,15 +168,16 @@ def test_options_step_control_defaults_and_dict():
     default = SimulationOptions()
     assert default.step_control == "nlp" and default.error_tol == 1e-6
     opts = SimulationOptions(step_control="controller", error_tol=1.0)
-    assert opts.as_dict()["step_control"] == "controller"
-    assert opts.as_dict()["error_tol"] == 1.0
+    assert opts.as_dict()["time"]["step_control"] == "controller"
+    assert opts.as_dict()["time"]["error_tol"] == 1.0
+    assert SimulationOptions.from_dict(opts.as_dict()) == opts
 
 
 def test_nlp_default_keeps_h_at_h_max_on_the_ideal_pendulum():
     # regression guard for the paper's scheme: with no contact, h goes to h_max
     h_min, h_max = 1e-3, 2e-3
     res = run_pendulum(t_end=1.0, h_min=h_min, h_max=h_max)
-    assert res.meta["options"]["step_control"] == "nlp"
+    assert res.meta["options"]["time"]["step_control"] == "nlp"
     assert res.meta["controller_rejections"] == 0
     assert np.median(res.h) > 0.999 * h_max
     assert_h_within_bounds(res, h_min, h_max)

@@ -108,7 +108,8 @@ class SimulationResult:
     @property
     def iteration_unit(self) -> str:
         """What `iterations` counts: IPOPT iterations, or QP solves with solver "qp"."""
-        if self.meta.get("options", {}).get("solver") == "qp":
+        path = self.meta.get("options", {}).get("path", {})
+        if isinstance(path, dict) and path.get("solver") == "qp":
             return "QP solves"
         return "IPOPT iterations"
 

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..step.config import Formulation, GapCorrection, QPPlugin, SolverPath
-from ..validation import short_repr
+from ..step.ipopt_options import check_ipopt_options
+from ..validation import finite_scalar, short_repr
 
 
 class StepControl(enum.StrEnum):
@@ -58,14 +59,13 @@ def option(
     return field(default=default, metadata=meta)
 
 
-def _check_field(owner: str, f: dataclasses.Field, value: Any) -> Any:
+def _check_field(f: dataclasses.Field, value: Any) -> Any:
     """`value` converted to the field's type and checked against its range (InputError)."""
-    kind = f.type if isinstance(f.type, type) else _TYPES[str(f.type)]
-    name = f"{owner}{f.name}"
-    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+    kind, name, m = field_type(f), f.name, f.metadata
+    if issubclass(kind, enum.Enum):
         try:
             return kind(value)
-        except ValueError:
+        except (ValueError, TypeError):
             allowed = ", ".join(str(e.value) for e in kind)
             raise InputError(f"{name} must be one of {allowed}, got {short_repr(value)}") from None
     if kind is bool:
@@ -73,21 +73,20 @@ def _check_field(owner: str, f: dataclasses.Field, value: Any) -> Any:
             raise InputError(f"{name} must be true or false, got {short_repr(value)}")
         return value
     if kind is dict:
-        if not isinstance(value, Mapping):
-            raise InputError(f"{name} must be a mapping, got {short_repr(value)}")
-        return dict(value)
-    integral = kind is int
-    ok_type = isinstance(value, int) if integral else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type or not math.isfinite(value):
-        what = "an integer" if integral else "a finite number"
-        raise InputError(f"{name} must be {what} in {_range(f)}, got {short_repr(value)}")
-    m = f.metadata
-    low, high = m.get("low"), m.get("high")
-    if (low is not None and (value < low or (m.get("low_open") and value == low))) or (
-        high is not None and value > high
-    ):
-        raise InputError(f"{name} must be in {_range(f)}, got {value!r}")
-    return value if integral else float(value)
+        return value  # checked by its group (Tolerances.ipopt: step/ipopt_options.py)
+    if kind is int:
+        low, high = m.get("low"), m.get("high")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or (low is not None and value < low)
+            or (high is not None and value > high)
+        ):
+            raise InputError(f"{name} must be an integer in {_range(f)}, got {short_repr(value)}")
+        return value
+    return finite_scalar(
+        name, value, low=m.get("low"), high=m.get("high"), low_open=bool(m.get("low_open"))
+    )
 
 
 _TYPES: dict[str, type] = {
@@ -105,6 +104,7 @@ _TYPES: dict[str, type] = {
 
 
 def field_type(f: dataclasses.Field) -> type:
+    """The type of an option field (annotations are strings here: `from __future__`)."""
     return f.type if isinstance(f.type, type) else _TYPES[str(f.type)]
 
 
@@ -122,7 +122,7 @@ class _Group:
 
     def __post_init__(self) -> None:
         for f in fields(self):  # type: ignore[arg-type]
-            object.__setattr__(self, f.name, _check_field("", f, getattr(self, f.name)))
+            object.__setattr__(self, f.name, _check_field(f, getattr(self, f.name)))
 
     def as_dict(self) -> dict[str, Any]:
         out = {}
@@ -191,6 +191,10 @@ class Path(_Group):
 
 @dataclass(frozen=True)
 class Tolerances(_Group):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "ipopt", check_ipopt_options(self.ipopt))
+
     tol: float = option("IPOPT tolerance of every step", 1e-10, low=1e-14, high=1e-4)
     max_retries: int = option("retries of a failed step (cold, smaller h, no T2)", 3, low=0, high=3)
     ipopt: dict[str, Any] = option("extra IPOPT options", {}, flag=False)

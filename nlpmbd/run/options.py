@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import InputError
 from ..step.config import Friction, SolverPath, Verification
-from ..step.ipopt_options import check_ipopt_options
 from ..validation import short_repr
 from .option_groups import (
     GROUPS,
@@ -89,9 +88,6 @@ class SimulationOptions:
             )
         if p.codegen is Codegen.ON and p.solver is SolverPath.NLP:
             raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")
-        object.__setattr__(
-            self.tolerances, "ipopt", check_ipopt_options(self.tolerances.ipopt)
-        )
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -127,15 +123,23 @@ class SimulationOptions:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> SimulationOptions:
-        """Options from meta.json's `options` ({group: {...}}); InputError for unknown keys."""
+        """Options from meta.json's `options` ({group: {option: value}}; options may also be
+        given flat); InputError for unknown keys."""
         if not isinstance(values, Mapping):
             raise InputError(f"options must be a JSON object, got {short_repr(values)}")
         flat: dict[str, Any] = {}
-        for group, entries in values.items():
-            if group not in GROUPS or not isinstance(entries, Mapping):
-                raise InputError(
-                    f"options must map the groups {', '.join(GROUPS)} to objects, "
-                    f"got {short_repr(group)}"
-                )
-            flat.update(entries)
+        for key, entries in values.items():
+            if key in GROUPS:
+                if not isinstance(entries, Mapping):
+                    raise InputError(f"options {key} must be a JSON object, got {short_repr(entries)}")
+                flat.update(entries)
+            else:
+                flat[key] = entries
         return cls(**flat)
+
+    def __getattr__(self, name: str) -> Any:
+        """Each option by its own name too: options.t_end is options.time.t_end."""
+        table = flat_fields()
+        if name in table:
+            return getattr(object.__getattribute__(self, table[name][0]), name)
+        raise AttributeError(f"SimulationOptions has no option {name!r}")
