@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from nlpmbd import SimulationOptions, simulate
+from nlpmbd.apps.registry import get_case
 from nlpmbd.plots.mechanism import (
     crank_angle,
     crank_moment_figure,
     dimensionless_corners,
     poincare_figure,
 )
-from nlpmbd.apps.registry import get_case
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import ref_slider_crank_lcp as lcp  # noqa: E402

@@ -27,8 +27,8 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from nlpmbd import SimulationOptions, simulate  # noqa: E402
-from nlpmbd.run.history import History  # noqa: E402
 from nlpmbd.apps.registry import get_case  # noqa: E402
+from nlpmbd.run.history import History  # noqa: E402
 
 
 def rss_bytes() -> int:

@@ -3,17 +3,17 @@
 Declare a System of RigidBody objects, joints and loads, then `simulate(system, options)`.
 """
 
+from .errors import InputError, SolverFailure
+from .io.result import SimulationResult
 from .model.bodies import GROUND, RigidBody
 from .model.case import Case, Parameter
-from .errors import InputError, SolverFailure
 from .model.forces import Force, Torque
 from .model.joint import Joint
-from .run.options import SimulationOptions
-from .step.config import Formulation
 from .model.pose import BodyState, Pose, Poses
-from .io.result import SimulationResult
-from .run.simulate import simulate
 from .model.system import System
+from .run.options import SimulationOptions
+from .run.simulate import simulate
+from .step.config import Formulation
 
 __version__ = "0.1.0"
 

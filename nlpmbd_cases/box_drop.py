@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd_joints import PlaneContact
 from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd_joints import PlaneContact
 
 PARAMETERS = (
     Parameter("mass", 1.0, "box mass", float, low=0.0, low_open=True, unit="kg"),

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd_joints import DrivingAngle, PlanarPrismaticClearance, RevoluteJoint
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
 from nlpmbd.model.contact import HardContact
 from nlpmbd.model.springs import RotationalSpringDamper
+from nlpmbd_joints import DrivingAngle, PlanarPrismaticClearance, RevoluteJoint
 
 OMEGA = 3.0  # rad/s, crank speed (clockwise)
 SLIDER = (0.04, 0.02)  # m, slider length along the slot and width across it

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nlpmbd_joints import CylindricalClearance
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
+from nlpmbd_joints import CylindricalClearance
 
 SIZE = (0.06, 0.04, 0.10)
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nlpmbd_joints import RevoluteClearance, RevoluteJoint
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd_joints import RevoluteClearance, RevoluteJoint
 
 PARAMETERS = (
     Parameter("mass", 1.0, "pendulum mass", float, low=0.0, low_open=True, unit="kg"),

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd_joints import PrismaticClearance
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
+from nlpmbd_joints import PrismaticClearance
 
 PARAMETERS = (
     Parameter("mass", 1.0, "slider mass", float, low=0.0, low_open=True, unit="kg"),

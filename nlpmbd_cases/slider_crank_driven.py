@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from nlpmbd import Case, Parameter, System
-from nlpmbd.model.contact import CompliantContact, HardContact
+from nlpmbd.model.compliant import CompliantContact
+from nlpmbd.model.contact import HardContact
 
 from .slider_crank_parts import SliderCrank, build_slider_crank
 

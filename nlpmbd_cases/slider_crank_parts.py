@@ -17,14 +17,14 @@ import casadi as ca
 import numpy as np
 from pyquaternion import Quaternion
 
+from nlpmbd import GROUND, RigidBody, System
+from nlpmbd.model.contact import ContactLaw
 from nlpmbd_joints import (
     DrivingAngle,
     PlanarPrismaticClearance,
     PlanarPrismaticJoint,
     RevoluteJoint,
 )
-from nlpmbd import GROUND, RigidBody, System
-from nlpmbd.model.contact import ContactLaw
 
 Z = (0.0, 0.0, 1.0)
 

@@ -22,9 +22,10 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-from nlpmbd_joints import PlanarPrismaticClearance
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
-from nlpmbd.model.contact import CompliantContact, HardContact
+from nlpmbd.model.compliant import CompliantContact
+from nlpmbd.model.contact import HardContact
+from nlpmbd_joints import PlanarPrismaticClearance
 
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
 

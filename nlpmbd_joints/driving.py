@@ -7,8 +7,8 @@ from collections.abc import Callable
 import casadi as ca
 import numpy as np
 
-from nlpmbd.model.bodies import Body
 from nlpmbd.errors import InputError
+from nlpmbd.model.bodies import Body
 from nlpmbd.validation import error_reason, short_repr
 
 from .frames import AxisFrame, FramedJoint

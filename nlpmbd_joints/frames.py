@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.errors import InputError
+from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.joint import Joint
 from nlpmbd.model.rotation import perpendicular_pair
 from nlpmbd.validation import finite_array, unit_vector, vector_norm

@@ -5,8 +5,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from nlpmbd.model.bodies import Body, initial_local_vector
 from nlpmbd.errors import InputError
+from nlpmbd.model.bodies import Body, initial_local_vector
 from nlpmbd.validation import unit_vector
 
 from .frames import AxisFrame, FramedJoint

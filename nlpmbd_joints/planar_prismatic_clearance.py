@@ -6,9 +6,9 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.errors import InputError
 from nlpmbd.model.joint import Joint
 from nlpmbd.validation import finite_array, finite_scalar, unit_vector
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import casadi as ca
 
+from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import GROUND, RigidBody
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.errors import InputError
 from nlpmbd.model.joint import Joint
 from nlpmbd.validation import finite_array, numeric_array, short_repr, unit_vector, vector_norm
 

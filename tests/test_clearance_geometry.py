@@ -20,9 +20,9 @@ import pytest
 from fixtures import q_dot_of
 from pyquaternion import Quaternion
 
-from nlpmbd_joints import CylindricalClearance, PrismaticClearance, RevoluteClearance
 from nlpmbd import GROUND, Force, InputError, RigidBody, SimulationOptions, System, simulate
 from nlpmbd.model.symbolic import SymbolicModel
+from nlpmbd_joints import CylindricalClearance, PrismaticClearance, RevoluteClearance
 
 G = 9.81
 X, Y, Z = np.eye(3)

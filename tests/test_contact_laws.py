@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 from pyquaternion import Quaternion
 
-from nlpmbd_joints import PlaneContact, RevoluteJoint
 from nlpmbd import GROUND, InputError, RigidBody, SimulationOptions, System, simulate
-from nlpmbd.model.contact import CompliantContact, HardContact
+from nlpmbd.model.compliant import CompliantContact
+from nlpmbd.model.contact import HardContact
+from nlpmbd.model.springs import RotationalSpringDamper
 from nlpmbd.run.option_groups import Tolerances
+from nlpmbd_joints import PlaneContact, RevoluteJoint
 
 STICK_CREEP = Tolerances().stick_creep
-from nlpmbd.model.springs import RotationalSpringDamper
 
 G = 9.81
 A = 0.1  # m, cube edge

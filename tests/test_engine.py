@@ -9,9 +9,9 @@ import pytest
 from fixtures import tilted_box
 
 from nlpmbd import Force, SimulationOptions, SimulationResult, SolverFailure, System, simulate
-from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.rotation import rotation_matrix
+from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.step.nlp import NLPStep
 
 

@@ -25,19 +25,6 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull, QhullError
 
-from nlpmbd_joints import (
-    CylindricalClearance,
-    CylindricalJoint,
-    DrivingAngle,
-    DrivingCoordinate,
-    FixedJoint,
-    PlaneContact,
-    PrismaticClearance,
-    PrismaticJoint,
-    RevoluteClearance,
-    RevoluteJoint,
-    SphericalJoint,
-)
 from nlpmbd import (
     GROUND,
     Case,
@@ -51,10 +38,23 @@ from nlpmbd import (
     Torque,
     simulate,
 )
-from nlpmbd.model.case import resolve_parameters
 from nlpmbd.apps.cli import main
 from nlpmbd.apps.registry import get_case
+from nlpmbd.model.case import resolve_parameters
 from nlpmbd.validation import ZERO_LENGTH, finite_array, finite_scalar
+from nlpmbd_joints import (
+    CylindricalClearance,
+    CylindricalJoint,
+    DrivingAngle,
+    DrivingCoordinate,
+    FixedJoint,
+    PlaneContact,
+    PrismaticClearance,
+    PrismaticJoint,
+    RevoluteClearance,
+    RevoluteJoint,
+    SphericalJoint,
+)
 
 #: Small, fast and reproducible: the same examples on every run, no database in the work tree.
 PROPERTY = settings(

@@ -15,6 +15,8 @@ import pytest
 from fixtures import q_dot_of
 from pyquaternion import Quaternion
 
+from nlpmbd import GROUND, RigidBody, SimulationOptions, System, simulate
+from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd_joints import (
     CylindricalJoint,
     DrivingAngle,
@@ -24,8 +26,6 @@ from nlpmbd_joints import (
     RevoluteJoint,
     SphericalJoint,
 )
-from nlpmbd import GROUND, RigidBody, SimulationOptions, System, simulate
-from nlpmbd.model.symbolic import SymbolicModel
 
 G = 9.81
 POINT = np.array([0.55, -0.05, 0.1])

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate
+from nlpmbd.apps.registry import get_case
 from nlpmbd.errors import InputError
 from nlpmbd.plots.figures import plot_result
-from nlpmbd.apps.registry import get_case
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STANDARD = ["positions", "velocities", "step_size", "residuals", "energy"]

@@ -3,16 +3,14 @@ interpreted chunks, failures handed back to Python, and the NLP path's QP predic
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 from test_engine import nan_after
 
 from nlpmbd import SimulationOptions, SolverFailure, simulate
-from nlpmbd.run.codegen import find_compiler
-from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.apps.registry import get_case
+from nlpmbd.model.symbolic import SymbolicModel
+from nlpmbd.run.codegen import find_compiler
 from nlpmbd.run.solvers import build_kernel, nlp_solver
 from nlpmbd.step.solver import StepInputs
 

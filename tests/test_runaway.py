@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from nlpmbd import GROUND, InputError, RigidBody, SimulationOptions, SolverFailure, System, simulate
-from nlpmbd.run.option_groups import Path as PathOptions
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.springs import SpringDamper
 from nlpmbd.run.grid import fixed_step_sizes, step_bounds
+from nlpmbd.run.option_groups import Path as PathOptions
 
 H = 1e-3
 

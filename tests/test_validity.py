@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, SolverFailure, simulate
-from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.apps.registry import get_case, load_cases
+from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.run.validity import RunChecks, does_no_work, length_scale
 
 

@@ -54,12 +54,12 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..model.case import Case
 from ..errors import InputError, SolverFailure
-from ..run.options import SimulationOptions
-from .registry import load_cases
 from ..io.result import SimulationResult
+from ..model.case import Case
+from ..run.options import SimulationOptions
 from ..run.simulate import simulate
+from .registry import load_cases
 
 #: Environment variables that pin BLAS (OpenBLAS, MKL, OpenMP) to one thread.
 BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

@@ -247,9 +247,9 @@ _RUN_DEFINING = (
 
 def _resumed(args):
     """(case, system, params, options, checkpoint result) of `run CASE --resume DIR`."""
+    from ..io.result import SimulationResult
     from ..run.options import SimulationOptions
     from .registry import get_case
-    from ..io.result import SimulationResult
 
     given = [f"--{k.replace('_', '-')}" for k in _RUN_DEFINING if getattr(args, k) is not None]
     given += ["--set"] * bool(args.set) + ["--ipopt"] * bool(args.ipopt)
@@ -273,8 +273,8 @@ def _resumed(args):
 def _cmd_run(args) -> int:
     import signal
 
-    from .registry import get_case
     from ..run.simulate import simulate
+    from .registry import get_case
 
     if args.checkpoint_every <= 0 or args.checkpoint_every != args.checkpoint_every:
         raise InputError(f"--checkpoint-every must be > 0 s, got {args.checkpoint_every}")
@@ -353,8 +353,8 @@ def _cmd_study(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from ..plots.figures import plot_result
     from ..io.result import SimulationResult
+    from ..plots.figures import plot_result
 
     result = SimulationResult.load(args.dir)
     other, label = _overlay(args.overlay)

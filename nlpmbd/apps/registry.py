@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from ..model.case import Case
 from ..errors import InputError
+from ..model.case import Case
 
 
 def load_cases() -> dict[str, Case]:

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..model.case import Parameter, resolve_parameters
 from ..errors import InputError
 from ..io.result import SimulationResult
-from .study import RunOutcome, RunSpec, run_specs, write_table
+from ..model.case import Parameter, resolve_parameters
 from ..plots.panels import Curve, Panel, save_panels
+from .study import RunOutcome, RunSpec, run_specs, write_table
 
 Results = Mapping[str, SimulationResult | None]
 COLORS = (

@@ -94,8 +94,8 @@ def execute(spec: RunSpec, root: str) -> RunOutcome:
     partial result of a solver failure is written first)."""
     from ..errors import SolverFailure
     from ..run.options import SimulationOptions
-    from .registry import get_case
     from ..run.simulate import simulate
+    from .registry import get_case
 
     out = run_directory(root, spec)
     tic = time.perf_counter()

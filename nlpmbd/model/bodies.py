@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .rotation import rotation_matrix
 from ..validation import (
     finite_array,
     finite_scalar,
@@ -17,6 +16,7 @@ from ..validation import (
     short_repr,
     vector_norm,
 )
+from .rotation import rotation_matrix
 
 #: Tolerance on |p| - 1 for a user-given orientation (Euler parameters must be unit).
 UNIT_TOL = 1e-6

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .system import System
 from ..validation import finite_scalar, name_string, short_repr
+from .system import System
 
 #: The kinds of value a Parameter can hold.
 KINDS = (float, int, bool, str)

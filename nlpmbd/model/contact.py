@@ -1,4 +1,10 @@
-"""Contact laws of a joint's gaps: hard (complementarity, the paper's) or compliant (a force law).
+"""Contact laws of a joint's gaps: how its gaps act on the bodies.
+
+A ContactLaw is one of two kinds. `HardContact` keeps the gaps as unilateral constraints of the
+step, the paper's complementarity Phi <= 0, lambda >= 0, lambda Phi = 0 (FORMULATION.md
+section 4). A `ForceLaw` takes the gaps out of the step's constraints and pushes the bodies
+apart with a force of the penetration instead (model/compliant.py has the standard one); a new
+force law is a ForceLaw subclass with two hooks, nothing in the engine changes.
 
 `HardContact` keeps the paper's unilateral constraint Phi <= 0 with lambda >= 0 (FORMULATION.md
 section 4) and adds, per joint:
@@ -18,25 +24,16 @@ section 4) and adds, per joint:
   extra row Phi_v v <= -e Phi_v vm: it leaves with e times its approach speed. The bounce can
   start up to h |Phi_v vm| before touching (an O(h) position error, as in every velocity-level
   scheme); e = 0 adds no row (the paper's perfectly inelastic contact).
-
-`CompliantContact` removes the joint's gaps from the NLP and applies a force law instead, for
-comparing hard and soft contact on one mechanism (flores_et_al_2008): normal force
-    f_n = K delta^n (1 + D(e) delta_dot / delta_dot_minus),  delta = max(Phi, 0),
-D = 3 (1 - e^2) / 4 (Lankarani-Nikravesh) or 3 (1 - e) / 2 (Hunt-Crossley), delta_dot_minus the
-penetration speed when the contact began (kept by the stepper), n = 1.5 (Hertz, curved
-surfaces) or 1 (the linear law for flat faces), f_n >= 0; friction -mu c_d f_n t_hat with the
-dynamic correction c_d of Ambrosio (0 below v0, 1 above v1, a cubic ramp between). The force is
-explicit (evaluated at the start of the step like every applied force): the step must resolve
-the contact, h < ~ 0.2 sqrt(m_eff / (n K delta^(n-1))).
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError
 from ..validation import finite_scalar, short_repr
-
 
 
 def _coefficient(name: str, value: object, upper: float | None = None) -> float:
@@ -47,8 +44,12 @@ def _coefficient(name: str, value: object, upper: float | None = None) -> float:
     return x
 
 
+class ContactLaw(ABC):  # noqa: B024 - the two kinds below are the interface
+    """How a joint's gaps act: HardContact (constraints) or a ForceLaw (a force)."""
+
+
 @dataclass(frozen=True)
-class HardContact:
+class HardContact(ContactLaw):
     """Complementarity contact with Coulomb friction (mu, mu_static) and restitution e."""
 
     restitution: float = 0.0
@@ -72,66 +73,37 @@ class HardContact:
         return self.mu > 0 or self.mu_static > 0
 
 
-#: Hysteresis factor D(e) per damping law.
-DAMPING = {
-    "lankarani-nikravesh": lambda e: 0.75 * (1 - e * e),
-    "hunt-crossley": lambda e: 1.5 * (1 - e),
-}
+class ForceLaw(ContactLaw):
+    """A compliant contact: the joint's gaps act through a force, not as constraints.
 
+    Per contact, with delta = max(Phi, 0) the penetration (m), its rate (m/s, > 0 while the
+    bodies approach) and the penetration speed when the contact began (m/s, kept by the run
+    loop), the moving body is pushed along the contact direction by max(normal_force, 0) while
+    Phi > 0, plus tangential_force (e.g. friction) against the slip velocity v_t (3-vector,
+    m/s). Both are CasADi expressions. The force is explicit: evaluated at the start of each
+    step, like every applied force, so the step must resolve the law's stiffness.
+    """
 
-@dataclass(frozen=True)
-class CompliantContact:
-    """A continuous contact force law (see the module docstring); units N, m, s."""
+    @abstractmethod
+    def normal_force(self, delta: Any, rate: Any, impact_speed: Any) -> Any:
+        """Normal force magnitude (N) at penetration delta >= 0."""
 
-    stiffness: float  # K, N/m^n
-    exponent: float = 1.5  # n: 1.5 Hertz, 1 flat faces
-    restitution: float = 1.0  # e in [0, 1]
-    damping: str = "lankarani-nikravesh"
-    mu: float = 0.0
-    friction_speeds: tuple[float, float] = (1e-4, 1e-3)  # v0 < v1 of the friction ramp, m/s
+    def tangential_force(self, normal: Any, v_t: Any) -> Any | None:
+        """Force (3-vector, N) along the tangent plane, or None for a frictionless law."""
+        return None
 
-    def __post_init__(self) -> None:
-        k = finite_scalar("contact.stiffness", self.stiffness)
-        if k <= 0:
-            raise InputError(f"contact.stiffness must be > 0 (N/m^n), got {k!r}")
-        object.__setattr__(self, "stiffness", k)
-        n = finite_scalar("contact.exponent", self.exponent)
-        if not 1.0 <= n <= 3.0:
-            raise InputError(f"contact.exponent must be in [1, 3], got {n!r}")
-        object.__setattr__(self, "exponent", n)
-        object.__setattr__(
-            self, "restitution", _coefficient("contact.restitution", self.restitution, 1.0)
-        )
-        if self.damping not in DAMPING:
-            raise InputError(
-                f"contact.damping must be one of {sorted(DAMPING)}, got {short_repr(self.damping)}"
-            )
-        object.__setattr__(self, "mu", _coefficient("contact.mu", self.mu))
-        try:
-            v0, v1 = (finite_scalar("contact.friction_speeds", s) for s in self.friction_speeds)
-        except (TypeError, ValueError):
-            raise InputError(
-                f"contact.friction_speeds must be two speeds (v0, v1), got "
-                f"{short_repr(self.friction_speeds)}"
-            ) from None
-        if not 0 <= v0 < v1:
-            raise InputError(f"contact.friction_speeds must satisfy 0 <= v0 < v1, got ({v0}, {v1})")
-        object.__setattr__(self, "friction_speeds", (v0, v1))
-
-    @property
-    def damping_factor(self) -> float:
-        """D(e) of the hysteresis term."""
-        return DAMPING[self.damping](self.restitution)
-
-
-ContactLaw = HardContact | CompliantContact
+    @abstractmethod
+    def stiffness_at(self, delta: float) -> float:
+        """d normal_force / d delta at penetration delta (N/m): the run's validity check asks
+        for h below 0.2 sqrt(m / stiffness_at(largest delta))."""
 
 
 def check_contact(name: str, contact: object) -> ContactLaw:
     if contact is None:
         return HardContact()
-    if not isinstance(contact, (HardContact, CompliantContact)):
+    if not isinstance(contact, (HardContact, ForceLaw)):
         raise InputError(
-            f"{name}.contact must be a HardContact or CompliantContact, got {short_repr(contact)}"
+            f"{name}.contact must be a HardContact or a ForceLaw (e.g. CompliantContact), got "
+            f"{short_repr(contact)}"
         )
     return contact

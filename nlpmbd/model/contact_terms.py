@@ -13,13 +13,9 @@ import casadi as ca
 import numpy as np
 
 from .bodies import GROUND
-from .contact import CompliantContact, HardContact
+from .contact import ForceLaw, HardContact
 from .pose import BodyState, Poses
 from .system import System
-
-#: Smallest penetration speed at the start of a compliant contact used in its damping term
-#: (m/s): a contact that starts by creeping in has no meaningful impact speed.
-MIN_IMPACT_SPEED = 1e-3
 
 
 def _point_velocity(state: BodyState | None, x) -> ca.SX:
@@ -67,12 +63,6 @@ def slip_jacobian(frames: list, v: ca.SX) -> ca.SX:
     return ca.jacobian(ca.vertcat(*rows), v)
 
 
-def _ramp(s, v0: float, v1: float):
-    """Ambrosio's dynamic correction c_d: 0 below v0, 1 above v1, smooth cubic between."""
-    u = ca.fmin(ca.fmax((s - v0) / (v1 - v0), 0), 1)
-    return u * u * (3 - 2 * u)
-
-
 def compliant_function(system: System, q, v, t, poses: Poses, states: dict) -> tuple:
     """(Function (t, q, v, z) -> generalised force (6N), gap (C), rate (C), normal force (C),
     force vectors on the moving bodies (3, C), points (3, C); number of contacts C).
@@ -81,7 +71,8 @@ def compliant_function(system: System, q, v, t, poses: Poses, states: dict) -> t
     Q = [ca.SX.zeros(6, 1) for _ in range(N)]
     gaps, rates, normals, forces, points, z_syms = [], [], [], [], [], []
     for joint in system.compliant_joints:
-        law: CompliantContact = joint.contact
+        law = joint.contact
+        assert isinstance(law, ForceLaw)
         b1, b2 = _moving(joint)
         sign = -1.0 if joint.child is GROUND else 1.0
         for phi, (d, x, v_rel) in zip(
@@ -90,14 +81,11 @@ def compliant_function(system: System, q, v, t, poses: Poses, states: dict) -> t
             z = ca.SX.sym("z")
             delta = ca.fmax(phi, 0)
             rate = -ca.dot(d, v_rel)  # d/dt Phi: the moving body approaches against d
-            speed = ca.fmax(z, MIN_IMPACT_SPEED)
-            f_n = law.stiffness * delta**law.exponent * (1 + law.damping_factor * rate / speed)
-            f_n = ca.if_else(phi > 0, ca.fmax(f_n, 0), 0)
+            f_n = ca.if_else(phi > 0, ca.fmax(law.normal_force(delta, rate, z), 0), 0)
             F = f_n * d
-            if law.mu > 0:
-                v_t = v_rel - d * ca.dot(d, v_rel)
-                s = ca.sqrt(ca.dot(v_t, v_t) + 1e-24)
-                F = F - law.mu * _ramp(s, *law.friction_speeds) * f_n * v_t / s
+            tangential = law.tangential_force(f_n, v_rel - d * ca.dot(d, v_rel))
+            if tangential is not None:
+                F = F + tangential
             for body, f in ((b1, F), (b2, -F)):
                 if body is GROUND:
                     continue

@@ -19,11 +19,11 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-from .bodies import RigidBody
 from ..errors import InputError
+from ..validation import error_reason, finite_array, name_string, short_repr
+from .bodies import RigidBody
 from .pose import BodyState, Pose
 from .rotation import rotation_matrix
-from ..validation import error_reason, finite_array, name_string, short_repr
 
 Vector = Sequence[float] | np.ndarray
 VectorFunction = Callable[[ca.SX, BodyState], Any]

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 import casadi as ca
 
-from .bodies import GROUND, Body, RigidBody
-from .contact import ContactLaw, HardContact, check_contact
 from ..errors import InputError
-from .pose import Poses
 from ..validation import name_string, short_repr
+from .bodies import GROUND, Body, RigidBody
+from .contact import ContactLaw, ForceLaw, check_contact
+from .pose import Poses
 
 
 class Joint:
@@ -41,7 +41,7 @@ class Joint:
             raise InputError(f"{name}: parent and child must be different bodies")
         self.parent = parent
         self.child = child
-        #: law of the joint's gaps (contact.py): HardContact (default) or CompliantContact
+        #: law of the joint's gaps (contact.py): HardContact (default) or a ForceLaw
         self.contact = check_contact(name, contact)
 
     @property
@@ -98,7 +98,7 @@ class Joint:
     @property
     def compliant(self) -> bool:
         """True when the gaps are handled by a force law instead of the NLP's constraints."""
-        return not isinstance(self.contact, HardContact)
+        return isinstance(self.contact, ForceLaw)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, {self.parent.name} -> {self.child.name})"

@@ -33,5 +33,8 @@ def advance(q: Sym, dx: Sym, h: float | Sym = 1.0, renormalize: bool = True) -> 
     parts = []
     for k in range(q.shape[0] // 7):
         r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
-        parts += [r + h * dx[6 * k : 6 * k + 3], p + 0.5 * h * g_matrix(p).T @ dx[6 * k + 3 : 6 * k + 6]]
+        parts += [
+            r + h * dx[6 * k : 6 * k + 3],
+            p + 0.5 * h * g_matrix(p).T @ dx[6 * k + 3 : 6 * k + 6],
+        ]
     return normalized(ca.vertcat(*parts), renormalize)

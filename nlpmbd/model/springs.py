@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .bodies import GROUND, Body, RigidBody, initial_local_point, initial_local_vector
 from ..errors import InputError
+from ..validation import finite_array, finite_scalar, name_string, short_repr, unit_vector
+from .bodies import GROUND, Body, RigidBody, initial_local_point, initial_local_vector
 from .pose import BodyState
 from .rotation import perpendicular_pair
-from ..validation import finite_array, finite_scalar, name_string, short_repr, unit_vector
 
 
 def _bodies(name: str, a: object, b: object) -> None:

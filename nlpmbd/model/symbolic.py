@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from ..errors import InputError
 from .bodies import GROUND
 from .contact_terms import (
     compliant_function,
@@ -20,10 +21,9 @@ from .contact_terms import (
     hard_coefficients,
     slip_jacobian,
 )
-from ..errors import InputError
 from .forces import Force, Torque
-from .pose import BodyState, Pose, Poses
 from .kinematics import advance
+from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
 from .system import System
 

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..errors import InputError
+from ..validation import finite_array, short_repr
 from .bodies import GROUND, RigidBody
 from .contact import HardContact
-from ..errors import InputError
 from .forces import AppliedLoad, Force, Torque
 from .joint import Joint
 from .springs import RotationalSpringDamper, SpringDamper, SpringElement
-from ..validation import finite_array, short_repr
 
 
 def _iterable(name: str, items: object) -> list:

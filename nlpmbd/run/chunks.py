@@ -13,14 +13,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 import casadi as ca
+import numpy as np
 
 from ..model.symbolic import SymbolicModel
 from ..step.qp import QPStep
 from .codegen import compile_function
-
 
 
 def chunk_layout(model: SymbolicModel) -> dict[str, int]:

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..model.symbolic import SymbolicModel
 from ..io.result import ARRAYS, SimulationResult
+from ..model.symbolic import SymbolicModel
 from ..step.solver import StepSolution
 
 _INTS = {"iterations", "status"}

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -230,7 +228,10 @@ class Output(_Group):
     """Settings that do not change the results (not compared when a run is resumed)."""
 
     checkpoint_every: float = option(
-        "wall time between checkpoints of the partial result", 60.0, unit="s", low=0.0,
+        "wall time between checkpoints of the partial result",
+        60.0,
+        unit="s",
+        low=0.0,
         low_open=True,
     )
 

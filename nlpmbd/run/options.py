@@ -79,8 +79,10 @@ class SimulationOptions:
             raise InputError(f"h_min must be <= h_max, got h_min={t.h_min} > h_max={t.h_max}")
         if t.h_max > t.t_end:
             raise InputError(f"h_max must be <= t_end={t.t_end}, got {t.h_max}")
-        if p.solver is SolverPath.QP and not self.fixed_step and t.step_control is not (
-            StepControl.CONTROLLER
+        if (
+            p.solver is SolverPath.QP
+            and not self.fixed_step
+            and t.step_control is not (StepControl.CONTROLLER)
         ):
             raise InputError(
                 "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
@@ -116,9 +118,7 @@ class SimulationOptions:
     def as_dict(self, run_defining: bool = False) -> dict[str, Any]:
         """{group: {option: value}} for meta.json; `run_defining` leaves out `output`."""
         return {
-            g: getattr(self, g).as_dict()
-            for g in GROUPS
-            if not (run_defining and g == "output")
+            g: getattr(self, g).as_dict() for g in GROUPS if not (run_defining and g == "output")
         }
 
     @classmethod
@@ -131,7 +131,9 @@ class SimulationOptions:
         for key, entries in values.items():
             if key in GROUPS:
                 if not isinstance(entries, Mapping):
-                    raise InputError(f"options {key} must be a JSON object, got {short_repr(entries)}")
+                    raise InputError(
+                        f"options {key} must be a JSON object, got {short_repr(entries)}"
+                    )
                 flat.update(entries)
             else:
                 flat[key] = entries

@@ -13,7 +13,7 @@ from ..model.symbolic import SymbolicModel
 from ..model.system import System
 from .checkpoint import restore, resume_state
 from .chunks import ChunkRunner
-from .compliant import CompliantContacts
+from .contact_memory import CompliantContacts
 from .controller import StepController
 from .grid import end_tolerance
 from .history import History
@@ -68,7 +68,11 @@ class Run:
             state.impact_speed = np.asarray(speed, dtype=float)
             state.earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
             self.history.extend(**arrays)
-            state.t, state.q, state.v = float(arrays["t"][-1]), arrays["q"][-1].copy(), arrays["v"][-1].copy()
+            state.t, state.q, state.v = (
+                float(arrays["t"][-1]),
+                arrays["q"][-1].copy(),
+                arrays["v"][-1].copy(),
+            )
             state.step = resume.n_steps
             self.resumed = True
         compliant.start(state)
@@ -92,7 +96,9 @@ class Run:
             solver.update(self.kernel.projection.counters())
         return state.totals(solver)
 
-    def finish(self, state: RunState, completed: bool, message: str, wall0: float) -> SimulationResult:
+    def finish(
+        self, state: RunState, completed: bool, message: str, wall0: float
+    ) -> SimulationResult:
         totals = self.counters(state)
         runner = self.stepper.runner
         info = self.info

@@ -17,7 +17,9 @@ from ..step.solver import StepSolver
 from .options import SimulationOptions
 
 
-def build_kernel(model: SymbolicModel, gap_scales: list[float], options: SimulationOptions) -> StepKernel:
+def build_kernel(
+    model: SymbolicModel, gap_scales: list[float], options: SimulationOptions
+) -> StepKernel:
     return StepKernel(
         model,
         gap_scales,
@@ -49,7 +51,9 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
     return nlp
 
 
-def build_solver(kernel: StepKernel, options: SimulationOptions) -> tuple[StepSolver, QPStep | None]:
+def build_solver(
+    kernel: StepKernel, options: SimulationOptions
+) -> tuple[StepSolver, QPStep | None]:
     """(the run's step solver, its QPStep when the fast path can run chunks of it)."""
     if options.path.solver is SolverPath.NLP:
         return nlp_solver(kernel, options), None

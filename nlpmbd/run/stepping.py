@@ -12,7 +12,7 @@ from ..model.symbolic import SymbolicModel
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
 from .chunks import ChunkRunner, state_of
-from .compliant import CompliantContacts
+from .contact_memory import CompliantContacts
 from .controller import StepController
 from .grid import next_sizes, step_bounds
 from .history import History

@@ -18,8 +18,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..model.symbolic import SymbolicModel
 from ..io.result import ARRAYS, SimulationResult
+from ..model.symbolic import SymbolicModel
 from ..model.system import System
 
 #: A body's centre of mass farther than this many times L from the origin means the run diverged.
@@ -199,7 +199,7 @@ class RunChecks:
             delta = float(np.max(r.compliant_gap[:, col : col + n], initial=0.0))
             if delta <= 0:
                 continue  # never in contact: nothing to resolve
-            k_eff = law.exponent * law.stiffness * delta ** (law.exponent - 1)
+            k_eff = law.stiffness_at(delta)
             limit = COMPLIANT_RESOLUTION * np.sqrt(mass / k_eff)
             if h > limit:
                 out.append(

@@ -81,3 +81,7 @@ class Friction:
     iterations: int = 50
     creep: float = 1e-7
     stick_speed: float = 1e-4
+
+
+DEFAULT_VERIFICATION = Verification()
+DEFAULT_FRICTION = Friction()

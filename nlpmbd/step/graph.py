@@ -131,9 +131,7 @@ class _Terms:
         self.rs = max(1.0, 1e-3 / h_max)
 
 
-def _friction(
-    T: _Terms, m: Any, settings: Friction, f: ca.SX
-) -> tuple[ca.SX, ca.SX, ca.SX]:
+def _friction(T: _Terms, m: Any, settings: Friction, f: ca.SX) -> tuple[ca.SX, ca.SX, ca.SX]:
     """f plus the Tresca terms (model/contact.py) (2c/h) sum_j g_j |D_j v|, the QP's h g |D v|
     scaled like the Gauss term; the friction forces (3, M), size g_j against the slip, and
     their generalised force (6N)."""

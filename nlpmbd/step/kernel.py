@@ -30,7 +30,7 @@ import numpy as np
 from ..model.clearance import gap_fractions, smallest_clearance
 from ..model.kinematics import advance, normalized
 from ..model.symbolic import SymbolicModel
-from .config import GapCorrection, Verification
+from .config import DEFAULT_VERIFICATION, GapCorrection, Verification
 from .projection import GapProjection
 
 
@@ -44,7 +44,7 @@ class StepKernel:
         *,
         correction: GapCorrection = GapCorrection.CURVATURE_PROJECTION,
         renormalize: bool = True,
-        verification: Verification = Verification(),
+        verification: Verification = DEFAULT_VERIFICATION,
         curvature_guard: float = 0.1,
     ) -> None:
         self.model = model

@@ -19,7 +19,7 @@ import casadi as ca
 import numpy as np
 
 from ..errors import InputError
-from .config import Formulation, Friction
+from .config import DEFAULT_FRICTION, Formulation, Friction
 from .graph import NLPGraph, build_graph
 from .kernel import StepKernel
 from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
@@ -96,7 +96,7 @@ class NLPStep(StepSolver):
         ipopt: dict[str, Any] | None = None,
         h_preference: float = 1e-6,
         sigma: float = 1e-10,
-        friction: Friction = Friction(),
+        friction: Friction = DEFAULT_FRICTION,
     ) -> None:
         super().__init__(kernel)
         m = kernel.model
@@ -105,20 +105,28 @@ class NLPStep(StepSolver):
                 "formulation must be 'implicit' for friction or restitution, got 'mpcc'"
             )
         self.h_max, self.formulation = h_max, formulation
-        self.graph: NLPGraph = build_graph(kernel, h_max, formulation, h_preference, sigma, friction)
+        self.graph: NLPGraph = build_graph(
+            kernel, h_max, formulation, h_preference, sigma, friction
+        )
         g = self.graph
         nlp = {"x": g.x, "p": g.p, "f": g.f, "g": g.g}
         base = {**_IPOPT_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol}
         user = {f"ipopt.{k}": val for k, val in (ipopt or {}).items()}
         try:
-            self.solver_warm = ca.nlpsol("step_warm", "ipopt", nlp, {**base, **user, **_IPOPT_WARM, **user})
+            self.solver_warm = ca.nlpsol(
+                "step_warm", "ipopt", nlp, {**base, **user, **_IPOPT_WARM, **user}
+            )
             self.solver_cold = ca.nlpsol("step_cold", "ipopt", nlp, {**base, **user})
         except RuntimeError as err:
             reason = str(err).strip().splitlines()[-1].split(": ", 1)[-1]
-            raise InputError(f"ipopt options {sorted(ipopt or {})} rejected by IPOPT: {reason}") from None
+            raise InputError(
+                f"ipopt options {sorted(ipopt or {})} rejected by IPOPT: {reason}"
+            ) from None
 
     # ---- data of one step ------------------------------------------------------------------
-    def parameters(self, inputs: StepInputs, friction_normal: np.ndarray | None = None) -> np.ndarray:
+    def parameters(
+        self, inputs: StepInputs, friction_normal: np.ndarray | None = None
+    ) -> np.ndarray:
         """P for a step (layout `p`)."""
         g, m = self.graph, self.kernel.model
         blocks: dict[str, Any] = {
@@ -132,7 +140,9 @@ class NLPStep(StepSolver):
                 friction_normal if friction_normal is not None else np.zeros(m.n_gap)
             )
         if g.layout_p.sizes["applied"]:
-            blocks["applied"] = inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
+            blocks["applied"] = (
+                inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
+            )
         return g.layout_p.stack(blocks)
 
     def bounds(self, h_lo: float, h_hi: float) -> tuple[np.ndarray, np.ndarray]:

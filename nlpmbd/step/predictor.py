@@ -51,7 +51,9 @@ class Predictor(StepSolver):
         P, h = ca.MX.sym("P", g.layout_p.size), ca.MX.sym("h")
         p = g.layout_p.split(P)
         qm = p["q"]
-        _, v, lam, lam_eq, *_, ok = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"]])
+        _, v, lam, lam_eq, *_, ok = self.qp.attempt.call(
+            [p["t"], qm, p["v"], h, p["use_curvature"]]
+        )
         blocks = []
         for k in range(N):
             e = qm[7 * k + 3 : 7 * k + 7]

@@ -45,8 +45,9 @@ _QUIET_NLP = {
 
 
 class GapProjection:
-    """Built once per simulation (by the StepKernel); `apply` corrects one configuration. `gauss_newton` is the fast path as one CasADi Function (the QP fast path
-    evaluates it inside its chunks)."""
+    """Built once per simulation (by the StepKernel); `apply` corrects one configuration.
+    `gauss_newton` is the fast path as one CasADi Function (the QP fast path evaluates it inside
+    its chunks)."""
 
     def __init__(self, model: SymbolicModel, clearance: float, max_iter: int = 5) -> None:
         """`clearance`: the smallest clearance of the system (m)."""
