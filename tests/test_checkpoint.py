@@ -16,7 +16,7 @@ import pytest
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd.io.result import ARRAYS
+from nlpmbd.io.schema import ARRAYS
 
 #: Arrays that must match bit for bit (everything but the timings).
 COMPARED = [name for name in ARRAYS if name != "solve_time"]

@@ -21,6 +21,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 import pytest
+from fixtures import reseal
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull, QhullError
@@ -368,12 +369,17 @@ def _edit_meta(**changes):
     return edit
 
 
-def _edit_arrays(change, compressed: bool = True):
+def _edit_arrays(change, compressed: bool = True, sealed: bool = True):
+    """An edit of the arrays; `sealed`: with a matching checksum, so that loading reaches the
+    checks of the values themselves (an unsealed edit is caught by the checksum)."""
+
     def edit(d: Path) -> None:
         with np.load(d / "result.npz") as data:
             arrays = {k: data[k] for k in data.files}
         change(arrays)
         (np.savez_compressed if compressed else np.savez)(d / "result.npz", **arrays)
+        if sealed and all(a.dtype != object for a in arrays.values()):
+            reseal(d)
 
     return edit
 
@@ -381,7 +387,7 @@ def _edit_arrays(change, compressed: bool = True):
 def _flip_payload_byte(d: Path) -> None:
     """Store the arrays uncompressed, then flip one byte inside the data of q: the zip CRC of
     that member no longer matches."""
-    _edit_arrays(lambda a: None, compressed=False)(d)
+    _edit_arrays(lambda a: None, compressed=False, sealed=False)(d)
     with np.load(d / "result.npz") as data:
         q = data["q"]
     blob = bytearray((d / "result.npz").read_bytes())
@@ -398,14 +404,14 @@ def _truncate(d: Path) -> None:
 META = "does not match the metadata stored in result.npz"
 TAMPERED = [
     # (id, change to a saved result directory, fragment of the message)
-    ("no-meta", lambda d: (d / "meta.json").unlink(), "has no meta.json"),
     ("no-npz", lambda d: (d / "result.npz").unlink(), "has no result.npz"),
     ("meta-not-json", lambda d: (d / "meta.json").write_text("{'bodies': "), "not valid JSON"),
     ("meta-not-utf8", lambda d: (d / "meta.json").write_bytes(b"\xff\xfe{}"), "not valid JSON"),
-    ("meta-a-list", lambda d: (d / "meta.json").write_text("[1, 2]"), "must hold a JSON object"),
-    ("npz-empty", lambda d: (d / "result.npz").write_bytes(b""), "is unreadable"),
-    ("npz-truncated", _truncate, "is unreadable"),
-    ("npz-not-zip", lambda d: (d / "result.npz").write_text("t,h,q\n0,0,0\n"), "is unreadable"),
+    ("meta-a-list", lambda d: (d / "meta.json").write_text("[1, 2]"), META),
+    ("npz-empty", lambda d: (d / "result.npz").write_bytes(b""), "not an .npz archive"),
+    ("npz-truncated", _truncate, ("is unreadable", "not an .npz archive")),
+    ("npz-not-zip", lambda d: (d / "result.npz").write_text("t,h,q\n0,0,0\n"), "not an .npz"),
+    ("npz-unsealed-edit", _edit_arrays(lambda a: a["q"].__imul__(1.001), sealed=False), "checksum"),
     ("npz-bad-crc", _flip_payload_byte, "is unreadable"),
     ("npz-pickled", _edit_arrays(lambda a: a.update(h=a["h"].astype(object))), "is unreadable"),
     ("npz-missing-array", _edit_arrays(lambda a: a.pop("q")), "lacks array 'q"),
@@ -496,7 +502,7 @@ def test_overlay_of_a_missing_result_exits_2(capsys, tmp_path):
     argv += ["--out", str(out)]
     assert main([*argv, "--quiet", "--no-plot"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "has no result.npz" in err
+    assert len(err.splitlines()) == 1 and "does not exist" in err
     assert not out.exists()
 
 
@@ -853,6 +859,8 @@ def _rewrite(tmp_path, **changes):
         arrays = {k: data[k] for k in data.files}
     arrays.update(changes)
     np.savez_compressed(tmp_path / "result.npz", **arrays)
+    if "extra" not in changes:
+        reseal(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -860,9 +868,9 @@ def _rewrite(tmp_path, **changes):
     [
         ({"q": "nan"}, "q must be finite"),
         ({"h": "negative"}, "h must be > 0"),
-        ({"status": "7"}, "status must be integers"),
+        ({"status": "7"}, "status must hold integers in [0, 3]"),
         ({"extra": "yes"}, "unknown array 'extra'"),
-        ({"t": "text"}, "t must hold numbers"),
+        ({"t": "text"}, "t must be float64"),
     ],
 )
 def test_edited_result_values_are_rejected(tmp_path, change, fragment):
@@ -891,6 +899,7 @@ def test_unreadable_archives_are_input_errors(tmp_path):
     (tmp_path / "plain.npy").replace(tmp_path / "result.npz")
     with pytest.raises(InputError, match="not an .npz archive|unreadable"):
         SimulationResult.load(tmp_path)
+    _saved(tmp_path)
     (tmp_path / "meta.json").write_text("[" * 100000)
     with pytest.raises(InputError, match="not valid JSON"):
         SimulationResult.load(tmp_path)

@@ -62,6 +62,18 @@ class SymbolicModel:
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
 
     @property
+    def sizes(self) -> dict[str, int]:
+        """The sizes the result schema counts in (io/schema.py): N bodies, M hard contacts, E
+        equalities, J joints, C compliant contacts."""
+        return {
+            "N": self.n_bodies,
+            "M": self.n_gap,
+            "E": self.n_eq,
+            "J": self.n_joints,
+            "C": self.n_compliant,
+        }
+
+    @property
     def has_friction(self) -> bool:
         return bool(np.any(self.mu_static > 0))
 

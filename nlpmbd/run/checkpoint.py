@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..io.result import ARRAYS, SimulationResult
+from ..io.result import SimulationResult
+from ..io.schema import ARRAYS
 from ..model.system import System
 from ..step.solver import StepSolution
 from .options import SimulationOptions

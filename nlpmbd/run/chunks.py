@@ -19,6 +19,7 @@ import numpy as np
 from ..model.symbolic import SymbolicModel
 from ..step.qp import QPStep
 from .codegen import compile_function
+from .records import point_arrays
 
 
 def chunk_layout(model: SymbolicModel) -> dict[str, int]:
@@ -170,24 +171,21 @@ class ChunkRunner:
         def cols(name):  # a copy: the buffers are overwritten by the next chunk
             return R[:k, r[name]].copy()
 
-        lam = cols("lam")
-        points = {
-            "t": Xs[:k, 0].copy(),
-            "q": cols("q"),
-            "v": cols("v"),
-            "lam": lam,
-            "lam_eq": cols("lam_eq"),
-            "gap": cols("gap"),
-            "eq_residual": cols("eq_residual")[:, 0],
-            "energy": cols("energy"),
-            "contact_force": lam[:, :, None] * cols("directions").reshape(k, M, 3),
-            "contact_point": cols("points").reshape(k, M, 3),
-            "joint_force": cols("joint_force").reshape(k, J, 3),
-            # the fast path has neither friction nor compliant contacts (stepper.py)
-            "friction_force": np.zeros((k, M, 3)),
-            "compliant_gap": np.zeros((k, 0)),
-            "compliant_force": np.zeros((k, 0, 3)),
-        }
+        # the fast path has neither friction nor compliant contacts (run/solvers.py)
+        points = point_arrays(
+            model,
+            t=Xs[:k, 0].copy(),
+            q=cols("q"),
+            v=cols("v"),
+            lam=cols("lam"),
+            lam_eq=cols("lam_eq"),
+            gap=cols("gap"),
+            eq_residual=cols("eq_residual")[:, 0],
+            energy=cols("energy"),
+            directions=cols("directions").reshape(k, M, 3),
+            points=cols("points").reshape(k, M, 3),
+            joint_force=cols("joint_force").reshape(k, J, 3),
+        )
         steps = {
             "h": np.asarray(h[:k], dtype=float),
             "eom_residual": cols("eom_residual")[:, 0],

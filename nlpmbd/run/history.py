@@ -7,22 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..io.result import ARRAYS, SimulationResult
+from ..io.result import SimulationResult
+from ..io.schema import SCHEMA
 from ..model.symbolic import SymbolicModel
 from ..step.solver import StepSolution
+from .records import STEP_ARRAYS, point_arrays
 
-_INTS = {"iterations", "status"}
-#: Step arrays in the order of History.add_step's tuple.
-_STEP_ROWS = (
-    "h",
-    "eom_residual",
-    "norm_residual",
-    "comp_residual",
-    "iterations",
-    "solve_time",
-    "status",
-    "gap_uncorrected",
-)
 #: Rows per storage block of each result array.
 BLOCK_ROWS = 4096
 #: Time points collected before they are passed through model.report in one mapped call.
@@ -35,8 +25,8 @@ class History:
 
     def __init__(self, model: SymbolicModel) -> None:
         self.model = model
-        self.tail = _tails(model)
-        self.arrays = {name: _Growing(self.tail.get(name, ())) for name in ARRAYS}
+        sizes = model.sizes
+        self.arrays = {s.name: _Growing(s.trailing(sizes)) for s in SCHEMA}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
 
@@ -71,18 +61,11 @@ class History:
         k = P.shape[1]
         cuts = np.cumsum([1, 7 * N, 6 * N, M, E, 3 * M, C])
         t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
-        friction = fr.T.reshape(k, M, 3)
-        c_force = cf.T.reshape(k, C, 3)
-        gap, eq, energy, directions, points, forces = (
-            np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq)
-        )
+        report = (np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq))
+        gap, eq, energy, directions, points, forces = report
         # (3, X k) matrices: column block j of point i is column i X + j
-        dirs = directions.reshape(3, k, M).transpose(1, 2, 0)
-        joint_force = forces.reshape(3, k, J).transpose(1, 2, 0)
-        # friction and compliant forces belong to their joints' totals too
-        np.add.at(joint_force, (slice(None), m.gap_joint), friction)
-        np.add.at(joint_force, (slice(None), m.compliant_joint), c_force)
-        self.extend(
+        rows = point_arrays(
+            m,
             t=t[0],
             q=q.T,
             v=v.T,
@@ -91,13 +74,14 @@ class History:
             gap=gap.T,
             eq_residual=eq[0],
             energy=energy.T,
-            contact_force=lam.T[:, :, None] * dirs,
-            contact_point=points.reshape(3, k, M).transpose(1, 2, 0),
-            joint_force=joint_force,
-            friction_force=friction,
+            directions=directions.reshape(3, k, M).transpose(1, 2, 0),
+            points=points.reshape(3, k, M).transpose(1, 2, 0),
+            joint_force=forces.reshape(3, k, J).transpose(1, 2, 0),
+            friction=fr.T.reshape(k, M, 3),
             compliant_gap=cg.T,
-            compliant_force=c_force,
+            compliant_force=cf.T.reshape(k, C, 3),
         )
+        self.extend(**rows)
 
     def add_step(
         self, sol: StepSolution, status: int, iters: int, spent: float, gap_uncorrected: float
@@ -123,7 +107,7 @@ class History:
         if self.pending_steps:
             columns = np.array(self.pending_steps, dtype=float).T
             self.pending_steps = []
-            self.extend(**dict(zip(_STEP_ROWS, columns, strict=True)))
+            self.extend(**dict(zip(STEP_ARRAYS, columns, strict=True)))
 
     @property
     def nbytes(self) -> int:
@@ -142,37 +126,8 @@ class History:
     def result(self, meta: dict[str, Any]) -> SimulationResult:
         self._flush()
         self._flush_steps()
-        arrays = {}
-        for name, growing in self.arrays.items():
-            a = growing.rows()
-            arrays[name] = a.astype(int) if name in _INTS else a
+        arrays = {s.name: self.arrays[s.name].rows().astype(s.dtype) for s in SCHEMA}
         return SimulationResult(**arrays, meta=meta)
-
-
-def _tails(model: SymbolicModel) -> dict[str, tuple[int, ...]]:
-    """Shape of one row of each result array that is not a scalar per row."""
-    N, M, E, C = model.n_bodies, model.n_gap, model.n_eq, model.n_compliant
-    return {
-        "q": (7 * N,),
-        "v": (6 * N,),
-        "lam": (M,),
-        "lam_eq": (E,),
-        "gap": (M,),
-        "energy": (3,),
-        "contact_force": (M, 3),
-        "contact_point": (M, 3),
-        "joint_force": (model.n_joints, 3),
-        "friction_force": (M, 3),
-        "compliant_gap": (C,),
-        "compliant_force": (C, 3),
-    }
-
-
-def bytes_per_step(model: SymbolicModel) -> int:
-    """Bytes one step adds to the result: one row of every array, 8 bytes per number (the
-    integer arrays are stored as 8-byte numbers too)."""
-    tails = _tails(model)
-    return 8 * sum(int(np.prod(tails.get(name, ()), dtype=int)) for name in ARRAYS)
 
 
 class _Growing:

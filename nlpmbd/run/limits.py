@@ -8,9 +8,9 @@ import os
 import numpy as np
 
 from ..errors import InputError
+from ..io.schema import bytes_per_step
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
-from .history import bytes_per_step
 from .options import SimulationOptions
 
 #: A joint may be violated by at most this much at t = 0 (m or rad).
@@ -71,7 +71,7 @@ def check_run_size(model: SymbolicModel, options: SimulationOptions, force: bool
     if force:
         return
     n = options.time.t_end / options.time.h_min
-    size = n * bytes_per_step(model)
+    size = n * bytes_per_step(model.sizes)
     free = available_memory()
     have = f", {_size(free)} available" if free is not None else ""
     advice = "pass force=True (--force) to run anyway"

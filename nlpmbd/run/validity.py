@@ -18,7 +18,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..io.result import ARRAYS, SimulationResult
+from ..io.result import SimulationResult
+from ..io.schema import ARRAYS
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
 

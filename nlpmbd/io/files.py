@@ -1,0 +1,182 @@
+"""A result on disk: DIR/result.npz (the arrays, NumPy, no pickles) and DIR/meta.json.
+
+Both files are written atomically (io/outdir.py), result.npz first. result.npz also holds the
+metadata (the string array `meta_json`) with a SHA-256 checksum of the metadata and the arrays,
+so it is the authority: a process killed between the two writes leaves a result.npz beside an
+older meta.json of the same run (or none), and loading takes the embedded copy. A meta.json
+that differs from it in any other way (edited, or from another run) is refused; so is a file
+whose contents no longer match their checksum, or whose values no run could produce
+(io/validate.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..validation import error_reason
+from .outdir import atomic_write
+from .schema import FORMAT_VERSION, SCHEMA
+from .validate import check_arrays, check_meta
+
+if TYPE_CHECKING:
+    from .result import SimulationResult
+
+#: Name of the copy of meta.json stored inside result.npz (a 0-d string array).
+EMBEDDED_META = "meta_json"
+#: meta keys that define a run: a meta.json that agrees on them (and is not complete) may be an
+#: earlier checkpoint of the run whose arrays result.npz holds.
+RUN_KEYS = ("case", "parameters", "bodies", "contact_labels", "eq_labels", "joints")
+
+
+def json_default(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.integer, np.floating, np.bool_)):
+        return obj.item()
+    return str(obj)
+
+
+def checksum(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the metadata (without its checksum, as canonical JSON) and of every array
+    (name, dtype, shape and bytes, in schema order)."""
+    plain = {k: v for k, v in meta.items() if k != "digest"}
+    text = json.dumps(plain, sort_keys=True, separators=(",", ":"), default=json_default)
+    h = hashlib.sha256(text.encode())
+    for spec in SCHEMA:
+        a = np.ascontiguousarray(arrays[spec.name])
+        h.update(f"{spec.name}:{a.dtype.str}:{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_result(result: SimulationResult, directory: str | os.PathLike) -> Path:
+    """Write DIR/result.npz, then DIR/meta.json (see the module docstring)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    arrays = result.arrays()
+    meta = dict(result.meta, format_version=FORMAT_VERSION, summary=result.summary())
+    # the checksum is taken over the metadata as it reads back from JSON
+    meta = json.loads(json.dumps(meta, default=json_default))
+    meta.pop("digest", None)
+    meta["digest"] = checksum(meta, arrays)
+    text = json.dumps(meta, indent=2, sort_keys=True)
+    stored = {**arrays, EMBEDDED_META: np.array(text)}
+    atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **stored))
+    atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
+    return d
+
+
+def load_result(directory: str | os.PathLike) -> SimulationResult:
+    """The result in DIR; InputError (one line naming the file and key) if it is not one a run
+    could have written."""
+    from .result import SimulationResult
+
+    d = Path(directory)
+    if not d.is_dir():
+        what = "does not exist" if not d.exists() else "is not a directory"
+        raise InputError(f"result directory {str(d)!r} {what}")
+    arrays, embedded = _read_npz(d)
+    meta = _embedded_meta(embedded, d)
+    _reconcile_meta_json(meta, d)
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise InputError(
+            f"result.npz in {str(d)!r}: format_version must be {FORMAT_VERSION}, got "
+            f"{meta.get('format_version')!r} (written by another nlpmbd version; run it again)"
+        )
+    if meta.get("digest") != checksum(meta, arrays):
+        raise InputError(
+            f"result.npz in {str(d)!r}: its contents do not match their checksum (edited?)"
+        )
+    check_meta(meta, d)
+    check_arrays(arrays, meta, d)
+    return SimulationResult(**arrays, meta=meta)
+
+
+def _read_npz(d: Path) -> tuple[dict[str, np.ndarray], str]:
+    path = d / "result.npz"
+    if not path.is_file():
+        raise InputError(f"result directory {str(d)!r} has no result.npz")
+    names = [s.name for s in SCHEMA]
+    try:
+        if not zipfile.is_zipfile(path):
+            raise InputError(f"result.npz in {str(d)!r} is not an .npz archive")
+        with np.load(path, allow_pickle=False) as data:
+            missing = [n for n in [*names, EMBEDDED_META] if n not in data.files]
+            if missing:
+                raise InputError(f"result.npz in {str(d)!r} lacks array {missing[0]!r}")
+            unknown = sorted(set(data.files) - set(names) - {EMBEDDED_META})
+            if unknown:
+                raise InputError(f"result.npz in {str(d)!r} holds unknown array {unknown[0]!r}")
+            arrays = {n: np.asarray(data[n]) for n in names}
+            embedded = data[EMBEDDED_META]
+    except InputError:
+        raise
+    except (OSError, ValueError, TypeError, zipfile.BadZipFile, EOFError, zlib.error) as err:
+        raise InputError(f"result.npz in {str(d)!r} is unreadable ({error_reason(err)})") from None
+    if embedded.dtype.kind != "U" or embedded.shape != ():
+        raise InputError(f"result.npz in {str(d)!r}: meta_json must be one string")
+    return arrays, str(embedded)
+
+
+def _embedded_meta(text: str, d: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise InputError(
+            f"result.npz in {str(d)!r}: meta_json is not valid JSON ({error_reason(err)})"
+        ) from None
+    if not isinstance(meta, dict):
+        raise InputError(f"result.npz in {str(d)!r}: meta_json must hold a JSON object")
+    return meta
+
+
+def _reconcile_meta_json(meta: dict[str, Any], d: Path) -> None:
+    """A meta.json beside the arrays must be their metadata (compared as parsed JSON), or an
+    earlier checkpoint of the same run (a kill between the two writes); it may be missing."""
+    path = d / "meta.json"
+    if not path.exists():
+        return
+    try:
+        outside = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError) as err:
+        raise InputError(
+            f"meta.json in {str(d)!r} is not valid JSON ({error_reason(err)})"
+        ) from None
+    if outside == meta:
+        return
+
+    def steps(m: Any) -> int:
+        summary = m.get("summary") if isinstance(m, dict) else None
+        value = summary.get("steps", -1) if isinstance(summary, dict) else -1
+        return value if isinstance(value, int) else -1
+
+    options = meta.get("options")
+    run_options = (
+        {k: v for k, v in options.items() if k != "output"}
+        if isinstance(options, dict)
+        else options
+    )
+    outside_options = outside.get("options") if isinstance(outside, dict) else None
+    if isinstance(outside_options, dict):
+        outside_options = {k: v for k, v in outside_options.items() if k != "output"}
+    earlier = (
+        isinstance(outside, dict)
+        and outside.get("completed") is False
+        and all(outside.get(k) == meta.get(k) for k in RUN_KEYS)
+        and outside_options == run_options
+        and 0 <= steps(outside) < steps(meta)
+    )
+    if not earlier:
+        raise InputError(
+            f"meta.json in {str(d)!r} does not match the metadata stored in result.npz "
+            "(edited, or from another run)"
+        )
