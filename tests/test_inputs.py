@@ -910,9 +910,9 @@ def test_option_values_and_unknown_keys():
 
     with pytest.raises(InputError, match="gap_correction must be one of"):
         SimulationOptions(gap_correction=np.arange(3))
-    with pytest.raises(InputError, match="ipopt options must map names"):
+    with pytest.raises(InputError, match="ipopt max_iter must be an integer"):
         SimulationOptions(ipopt={"max_iter": None})
-    with pytest.raises(InputError, match="ipopt options must map names"):
+    with pytest.raises(InputError, match="ipopt tol must be a number"):
         SimulationOptions(ipopt={"tol": float("nan")})
     with pytest.raises(InputError, match="unknown option 'bogus'"):
         SimulationOptions.from_dict({"bogus": 1})

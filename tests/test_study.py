@@ -10,7 +10,8 @@ import pytest
 
 from nlpmbd import InputError, SimulationResult
 from nlpmbd.apps.cli import main
-from nlpmbd.apps.study import RunSpec, run_specs
+from nlpmbd.apps.study import RunSpec
+from nlpmbd.apps.study_run import run_specs
 
 SPECS = [
     RunSpec("ideal", "pendulum", {"joint": "ideal"}, t_end=0.05, h_min=1e-3, h_max=2e-3),

@@ -1,29 +1,51 @@
-"""Case discovery through the "nlpmbd.cases" entry point group (see pyproject.toml).
-
-The engine never imports `cases` directly, so dependencies flow cases -> joints -> nlpmbd; any
-installed package can add cases by exposing a {name: Case} mapping under that group.
-"""
+"""Cases and studies are found through entry points (pyproject.toml): the groups "nlpmbd.cases"
+({name: Case}) and "nlpmbd.studies" ({name: Study}). The engine never imports a case, a study or
+a joint by name, so dependencies flow cases -> joints -> nlpmbd, and any installed package can
+add its own."""
 
 from __future__ import annotations
 
 from importlib import metadata
+from typing import Any, TypeVar
 
 from ..errors import InputError
 from ..model.case import Case
+from ..validation import short_repr
+from .study_report import Study
+
+T = TypeVar("T")
+
+
+def _load(group: str, kind: type[T]) -> dict[str, T]:
+    found: dict[str, T] = {}
+    for ep in metadata.entry_points(group=group):
+        table: Any = ep.load()
+        for name, item in dict(table).items():
+            if isinstance(item, kind):
+                found.setdefault(name, item)
+    return dict(sorted(found.items()))
 
 
 def load_cases() -> dict[str, Case]:
-    found: dict[str, Case] = {}
-    for ep in metadata.entry_points(group="nlpmbd.cases"):
-        table = ep.load()
-        for name, case in dict(table).items():
-            if isinstance(case, Case):
-                found.setdefault(name, case)
-    return dict(sorted(found.items()))
+    return _load("nlpmbd.cases", Case)
+
+
+def load_studies() -> dict[str, Study]:
+    return _load("nlpmbd.studies", Study)
 
 
 def get_case(name: str) -> Case:
     cases = load_cases()
     if name not in cases:
-        raise InputError(f"unknown case {name!r}; known cases: {', '.join(cases) or 'none'}")
+        raise InputError(
+            f"unknown case {short_repr(name)}; known cases: {', '.join(cases) or 'none'}"
+        )
     return cases[name]
+
+
+def get_study(name: str) -> Study:
+    studies = load_studies()
+    if name not in studies:
+        known = ", ".join(studies) or "none"
+        raise InputError(f"unknown study {short_repr(name)}; known studies: {known}")
+    return studies[name]

@@ -5,8 +5,9 @@ on a Dask distributed cluster, each written in the normal result format.
 ...          RunSpec("loose", "pendulum", {"joint": "clearance"}, t_end=1.0)]
 >>> outcomes = run_specs(specs, "results/my-study", workers=2)       # doctest: +SKIP
 
-A run is reused (not recomputed) when DIR/runs/LABEL/ holds a completed result of the same spec.
-A failed run is reported in its RunOutcome and does not stop the others.
+`run_specs` (apps/study_run.py) executes them. A run is reused (not recomputed) when
+DIR/runs/LABEL/ holds a completed result of the same spec. A failed run is reported in its
+RunOutcome and does not stop the others.
 """
 
 from __future__ import annotations
@@ -14,63 +15,66 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..validation import name_string
+from ..run.option_groups import flat_fields
+from ..validation import name_string, short_repr
 
-#: Options a RunSpec may set (None = the case's default or SimulationOptions' default).
-OPTION_FIELDS = (
-    "t_end",
-    "h_min",
-    "h_max",
-    "formulation",
-    "gap_correction",
-    "step_control",
-    "error_tol",
-)
+Stop = Callable[[], bool]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RunSpec:
-    """One simulation of a study: a case, its parameters and the simulation options."""
+    """One simulation of a study: a case, its parameters and simulation options by their flat
+    names (run/option_groups.py; given ones override the case's defaults)."""
 
     label: str
     case: str
     params: Mapping[str, Any] = field(default_factory=dict)
-    t_end: float | None = None
-    h_min: float | None = None
-    h_max: float | None = None
-    formulation: str | None = None
-    gap_correction: str | None = None
-    step_control: str | None = None
-    error_tol: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        name_string("run label", self.label)
-        if any(ch in self.label for ch in "/\\") or self.label.startswith("."):
-            raise InputError(f"run label must be a plain folder name, got {self.label!r}")
-        object.__setattr__(self, "params", dict(self.params))
+    def __init__(
+        self,
+        label: str,
+        case: str,
+        params: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        **flat: Any,
+    ) -> None:
+        name_string("run label", label)
+        if any(ch in label for ch in "/\\") or label.startswith("."):
+            raise InputError(f"run label must be a plain folder name, got {short_repr(label)}")
+        merged = {**dict(options or {}), **flat}
+        known = flat_fields()
+        unknown = sorted(set(merged) - set(known))
+        if unknown:
+            raise InputError(f"run {label}: unknown option {short_repr(unknown[0])}")
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "case", case)
+        object.__setattr__(self, "params", dict(params or {}))
+        object.__setattr__(self, "options", merged)
 
     def as_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(asdict(self), sort_keys=True))
+        spec = {"label": self.label, "case": self.case, "params": self.params}
+        return json.loads(json.dumps({**spec, "options": self.options}, sort_keys=True))
 
-    def options(self, case) -> dict[str, Any]:
-        """SimulationOptions keywords: the case's step defaults, then this spec's settings."""
+    def simulation_options(self, case: Any) -> dict[str, Any]:
+        """SimulationOptions keywords: the case's step defaults, then this spec's options."""
         kw: dict[str, Any] = {"t_end": case.t_end, "h_min": case.h_min, "h_max": case.h_max}
-        kw.update({k: getattr(self, k) for k in OPTION_FIELDS if getattr(self, k) is not None})
-        if self.h_min is not None and self.h_max is None:
+        kw.update(self.options)
+        if "h_min" in self.options and "h_max" not in self.options:
             kw["h_max"] = max(kw["h_max"], kw["h_min"])
         return kw
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What happened to one RunSpec: "ok", "reused" or "failed", where its result is, and
-    its cost (total IPOPT iterations, summed solve time, wall time, all in seconds)."""
+    """What happened to one RunSpec: "ok", "reused", "failed", "interrupted" or "not run", where
+    its result is, and its cost (IPOPT iterations, summed solve time, wall time in s)."""
 
     label: str
     status: str
@@ -89,9 +93,9 @@ def run_directory(root: str | os.PathLike, spec: RunSpec) -> Path:
     return Path(root) / "runs" / spec.label
 
 
-def execute(spec: RunSpec, root: str) -> RunOutcome:
-    """Run one spec and write DIR/runs/LABEL/. Never raises: a failure becomes the outcome (the
-    partial result of a solver failure is written first)."""
+def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
+    """Run one spec and write DIR/runs/LABEL/. Never raises but for KeyboardInterrupt: a
+    failure becomes the outcome (the partial result of a solver failure is written first)."""
     from ..errors import SolverFailure
     from ..run.options import SimulationOptions
     from ..run.simulate import simulate
@@ -99,36 +103,35 @@ def execute(spec: RunSpec, root: str) -> RunOutcome:
 
     out = run_directory(root, spec)
     tic = time.perf_counter()
+
+    def outcome(status: str, message: str = "", result: Any = None) -> RunOutcome:
+        cost = {}
+        if result is not None:
+            cost = {
+                "iterations": int(result.iterations.sum()),
+                "solve_time": float(result.solve_time.sum()),
+            }
+        return RunOutcome(
+            spec.label, status, str(out), message, wall_time=time.perf_counter() - tic, **cost
+        )
+
     try:
         case = get_case(spec.case)
         system, params = case.build(spec.params)
-        options = SimulationOptions(**spec.options(case))
+        options = SimulationOptions(**spec.simulation_options(case))
         meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
-        result = simulate(system, options, meta=meta)
+        result = simulate(system, options, meta=meta, stop=stop)
     except SolverFailure as err:
-        if err.partial is not None:
-            err.partial.meta["spec"] = spec.as_dict()
-            err.partial.save(out)
-        return RunOutcome(
-            spec.label, "failed", str(out), str(err), wall_time=time.perf_counter() - tic
-        )
+        if err.partial is None:
+            return outcome("failed", str(err))
+        err.partial.meta["spec"] = spec.as_dict()
+        err.partial.save(out)
+        interrupted = err.partial.meta.get("message") == "interrupted"
+        return outcome("interrupted" if interrupted else "failed", str(err))
     except Exception as err:  # a study reports every failure and goes on with the others
-        return RunOutcome(
-            spec.label,
-            "failed",
-            str(out),
-            f"{type(err).__name__}: {err}",
-            wall_time=time.perf_counter() - tic,
-        )
+        return outcome("failed", f"{type(err).__name__}: {err}")
     result.save(out)
-    return RunOutcome(
-        spec.label,
-        "ok",
-        str(out),
-        iterations=int(result.iterations.sum()),
-        solve_time=float(result.solve_time.sum()),
-        wall_time=time.perf_counter() - tic,
-    )
+    return outcome("ok", result=result)
 
 
 def reusable(spec: RunSpec, root: str | os.PathLike) -> RunOutcome | None:
@@ -137,14 +140,10 @@ def reusable(spec: RunSpec, root: str | os.PathLike) -> RunOutcome | None:
 
     out = run_directory(root, spec)
     try:
-        meta = json.loads((out / "meta.json").read_text())
-    except (OSError, ValueError):
-        return None
-    if not meta.get("completed") or meta.get("spec") != spec.as_dict():
-        return None
-    try:
         result = SimulationResult.load(out)
     except InputError:
+        return None
+    if not result.completed or result.meta.get("spec") != spec.as_dict():
         return None
     return RunOutcome(
         spec.label,
@@ -152,127 +151,5 @@ def reusable(spec: RunSpec, root: str | os.PathLike) -> RunOutcome | None:
         str(out),
         iterations=int(result.iterations.sum()),
         solve_time=float(result.solve_time.sum()),
-        wall_time=float(meta.get("wall_time", 0.0)),
+        wall_time=float(result.meta.get("wall_time", 0.0)),
     )
-
-
-def run_specs(
-    specs: Sequence[RunSpec],
-    root: str | os.PathLike,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = False,
-    on_done: Callable[[RunOutcome], None] | None = None,
-) -> list[RunOutcome]:
-    """Execute the specs (reusing completed ones) and return their outcomes in spec order.
-
-    workers: size of the local process pool (default: the number of cores; 1 = serial, in this
-    process). cluster: address of an existing Dask distributed scheduler (tcp://host:port);
-    needs the `cluster` extra.
-    """
-    labels = [s.label for s in specs]
-    if len(set(labels)) != len(labels):
-        raise InputError("run labels of a study must be unique")
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
-        raise InputError(f"workers must be an integer >= 1, got {workers!r}")
-    if workers is not None and cluster is not None:
-        raise InputError("--workers and --cluster cannot be combined")
-    root = str(root)
-    Path(root).mkdir(parents=True, exist_ok=True)
-    done: dict[str, RunOutcome] = {}
-    todo = []
-    for spec in specs:
-        previous = reusable(spec, root)
-        if previous is None:
-            todo.append(spec)
-        else:
-            done[spec.label] = previous
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(specs), initial=len(done), unit="run")
-
-    def finished(outcome: RunOutcome) -> None:
-        done[outcome.label] = outcome
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix_str(f"{outcome.label}: {outcome.status}")
-        if on_done is not None:
-            on_done(outcome)
-
-    try:
-        for outcome in _backend(todo, root, workers, cluster):
-            finished(outcome)
-    finally:
-        if bar is not None:
-            bar.close()
-    return [done[label] for label in labels]
-
-
-def _backend(
-    todo: list[RunSpec], root: str, workers: int | None, cluster: str | None
-) -> Iterable[RunOutcome]:
-    """Outcomes as runs finish, from the chosen executor."""
-    if not todo:
-        return
-    if cluster is not None:
-        try:
-            from distributed import Client, as_completed
-        except ImportError:
-            raise InputError("--cluster needs Dask: pip install 'nlpmbd[cluster]'") from None
-        try:
-            client = Client(cluster, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as err:
-            raise InputError(f"cannot reach the Dask cluster at {cluster!r} ({err})") from None
-        try:
-            futures = client.map(execute, todo, root=root, pure=False)
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            client.close()
-        return
-    n = workers or os.cpu_count() or 1
-    if n == 1 or len(todo) == 1:
-        for spec in todo:
-            yield execute(spec, root)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    # "spawn": a fresh interpreter per worker, no fork of a process holding CasADi/IPOPT state
-    with ProcessPoolExecutor(
-        max_workers=min(n, len(todo)), mp_context=multiprocessing.get_context("spawn")
-    ) as pool:
-        futures = [pool.submit(execute, spec, root) for spec in todo]
-        for future in as_completed(futures):
-            yield future.result()
-
-
-def write_table(
-    rows: Sequence[Mapping[str, Any]], directory: str | os.PathLike, name: str = "table"
-) -> tuple[Path, Path]:
-    """Write rows (dicts with the same keys) as DIR/NAME.csv and DIR/NAME.md."""
-    import csv
-
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    columns = list(rows[0]) if rows else []
-    csv_path, md_path = d / f"{name}.csv", d / f"{name}.md"
-    with open(csv_path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-
-    def cell(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
-    md_path.write_text("\n".join(lines) + "\n")
-    return csv_path, md_path

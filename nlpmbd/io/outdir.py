@@ -148,3 +148,29 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+#: Hidden file in which a result directory lists the figures nlpmbd wrote into it.
+FIGURE_LIST = ".nlpmbd-figures"
+
+
+def remove_recorded_figures(directory: str | os.PathLike) -> None:
+    """Delete the figures an earlier run or `plot` recorded in DIR (FIGURE_LIST), and the list:
+    figures of another result must not stay beside a new one. Only names recorded by nlpmbd are
+    touched, never other files."""
+    d = Path(directory)
+    listing = d / FIGURE_LIST
+    try:
+        names = json.loads(listing.read_text())
+    except (OSError, ValueError):
+        return
+    for name in names if isinstance(names, list) else []:
+        if isinstance(name, str) and "/" not in name and name not in ("", ".", ".."):
+            (d / name).unlink(missing_ok=True)
+    listing.unlink(missing_ok=True)
+
+
+def record_figures(directory: str | os.PathLike, paths: list[Path]) -> None:
+    """List the figures just written into DIR (see remove_recorded_figures)."""
+    names = sorted(p.name for p in paths)
+    atomic_write(Path(directory) / FIGURE_LIST, lambda fh: fh.write(json.dumps(names).encode()))

@@ -1,0 +1,197 @@
+"""`nlpmbd run CASE`: build the case, simulate it into a checked and locked output directory,
+write the result and figures without losing anything (apps/writer.py), print a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, SolverFailure
+from ..io.outdir import OutputLock, prepare_output
+from ..io.result import SimulationResult
+from ..validation import short_repr
+from .cli_parser import flag_name, given_options, pairs
+from .exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_WRITE
+from .signals import StopFlag
+from .writer import ResultWriter
+
+#: Option groups whose flags may change a resumed run (they do not change its results).
+RESUMABLE_GROUPS = ("output",)
+#: Most warning lines printed in the summary (all are in meta.json).
+MAX_WARNINGS = 10
+
+
+def _options(args: argparse.Namespace, case: Any) -> Any:
+    from ..run.options import SimulationOptions
+    from ..validation import finite_scalar
+
+    kw = given_options(args)
+    if args.h is not None and ("h_min" in kw or "h_max" in kw):
+        raise InputError("--h cannot be combined with --h-min/--h-max")
+    if args.h is not None:
+        kw["h_min"] = kw["h_max"] = finite_scalar("--h", args.h, low=0.0, low_open=True)
+    else:
+        kw.setdefault("h_min", case.h_min)
+        kw.setdefault("h_max", max(case.h_max, kw["h_min"]))
+    kw.setdefault("t_end", case.t_end)
+    kw["ipopt"] = pairs(args.ipopt, "--ipopt")
+    return SimulationOptions(**kw)
+
+
+def _resumed(args: argparse.Namespace) -> tuple[Any, Any, dict, Any, SimulationResult]:
+    """(case, system, parameters, options, checkpoint) of `run CASE --resume DIR`."""
+    from ..run.option_groups import GROUPS
+    from ..run.options import SimulationOptions
+    from .registry import get_case
+
+    defining = [g for g in GROUPS if g not in RESUMABLE_GROUPS]
+    given = [flag_name(k) for k in given_options(args, defining)]
+    given += ["--h"] * (args.h is not None) + ["--set"] * bool(args.set)
+    given += ["--ipopt"] * bool(args.ipopt) + ["--out"] * (args.out is not None)
+    if given:
+        raise InputError(
+            f"--resume takes the run's settings from DIR/meta.json; drop {', '.join(given)}"
+        )
+    partial = SimulationResult.load(args.resume)
+    if partial.meta.get("case") != args.case:
+        raise InputError(
+            f"--resume: {short_repr(args.resume)} holds a run of case "
+            f"{short_repr(partial.meta.get('case'))}, not {short_repr(args.case)}"
+        )
+    case = get_case(args.case)
+    system, params = case.build(partial.meta.get("parameters", {}))
+    stored = SimulationOptions.from_dict(partial.meta.get("options", {}))
+    options = stored.replace(**given_options(args, RESUMABLE_GROUPS))
+    return case, system, params, options, partial
+
+
+def read_overlay(path: str | None, bodies: list[str], joints: list[str]) -> tuple[Any, str]:
+    """(result, label) of --overlay DIR, or (None, ""); InputError when it would draw nothing
+    (no body or joint in common with the run)."""
+    if path is None:
+        return None, ""
+    other = SimulationResult.load(path)
+    if not set(other.body_names) & set(bodies) and not set(other.meta.get("joints", [])) & set(
+        joints
+    ):
+        raise InputError(
+            f"--overlay {short_repr(path)} shares no body or joint with this run (case "
+            f"{short_repr(other.meta.get('case'))}): nothing would be drawn"
+        )
+    params = other.meta.get("parameters", {})
+    label = str(params.get("joint", other.meta.get("case", Path(path).name)))
+    return other, label
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .registry import get_case
+
+    partial = None
+    if args.resume is not None:
+        case, system, params, options, partial = _resumed(args)
+        out, flag = Path(args.resume), "--resume"
+    else:
+        case = get_case(args.case)
+        system, params = case.build(pairs(args.set, "--set"))
+        options = _options(args, case)
+        out, flag = Path(args.out) if args.out else Path("results") / case.name, "--out"
+    names = [b.name for b in system.bodies], [j.name for j in system.joints]
+    overlay = read_overlay(args.overlay, *names)  # read before the run: a bad path fails fast
+    prepare_output(out, flag)
+    with OutputLock(out, flag):
+        return _simulate_into(args, case, system, params, options, partial, out, overlay)
+
+
+def _simulate_into(args, case, system, params, options, partial, out, overlay) -> int:
+    from ..run.simulate import simulate
+
+    writer = ResultWriter(out)
+    meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv)}
+    stop = StopFlag()
+
+    def checkpoint(result: SimulationResult) -> None:
+        if not writer.save(result):
+            stop.requested = True  # nothing more can be written: end the run now
+
+    failure: SolverFailure | None = None
+    with stop.installed():
+        try:
+            result = simulate(
+                system,
+                options,
+                progress=not args.quiet,
+                meta=meta,
+                checkpoint=checkpoint,
+                resume=partial,
+                stop=stop,
+                force=args.force,
+            )
+        except SolverFailure as err:
+            result, failure = err.partial, err
+    return _report(args, case.name, result, failure, writer, overlay)
+
+
+def _report(args, case: str, result, failure, writer: ResultWriter, overlay) -> int:
+    if writer.error is None and result is not None:
+        writer.save(result)
+    if writer.error is not None:
+        print(f"nlpmbd: {writer.failure(result, case)}", file=sys.stderr)
+        return EXIT_WRITE
+    if result is not None and not args.no_plot:
+        try:
+            writer.figures(result, overlay)
+        except OSError as err:
+            print(
+                f"nlpmbd: figures could not be written to {writer.out} ({err.strerror or err}); "
+                f"the result is saved there",
+                file=sys.stderr,
+            )
+            return EXIT_WRITE
+    out = writer.out
+    if failure is not None and result is not None and result.meta.get("message") == "interrupted":
+        print(
+            f"nlpmbd: interrupted at t = {result.t[-1]:.6g} s; partial results in {out}; "
+            f"continue with: nlpmbd run {case} --resume {out}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if failure is not None:
+        print(f"nlpmbd: solver failure: {failure}; partial results in {out}", file=sys.stderr)
+        return EXIT_SOLVER
+    if not args.quiet:
+        print_summary(result, out)
+    return EXIT_OK
+
+
+def print_summary(result: SimulationResult, out: Path) -> None:
+    s = result.summary()
+    wall = result.meta.get("wall_time", float("nan"))
+    print(
+        f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
+        f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
+        f"{s['mean_iterations']:.2f} {result.iteration_unit}/step"
+    )
+    print(
+        f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
+        f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "
+        f"{s['max_comp_residual']:.2e}"
+    )
+    print(
+        f"  max penetration {s['max_penetration']:.3e} m "
+        f"({100 * s['max_penetration_fraction']:.3g}% of the clearance; before correction "
+        f"{s['max_penetration_uncorrected']:.3e} m), energy change "
+        f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
+    )
+    if result.compliant_gap.shape[1]:
+        print(
+            f"  compliant contacts: max penetration {s['max_compliant_penetration']:.3e} m "
+            "(their force law's deformation, not an error)"
+        )
+    warnings = list(result.meta.get("warnings", []))
+    for line in warnings[:MAX_WARNINGS]:
+        print(f"  warning: {line}")
+    if len(warnings) > MAX_WARNINGS:
+        print(f"  and {len(warnings) - MAX_WARNINGS} more warnings in meta.json")
+    print(f"  results in {out}")

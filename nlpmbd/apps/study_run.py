@@ -1,0 +1,143 @@
+"""Running a study's RunSpecs (apps/study.py): in this process, on a local process pool or on a
+Dask cluster, reusing completed runs.
+
+`stop()` (e.g. a Ctrl-C flag) stops a study between runs: no new run starts, a run in this
+process ends after its current step, runs on a pool or cluster are abandoned; they end as the
+outcomes "interrupted" and "not run".
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+
+from ..errors import InputError
+from ..validation import short_repr
+from .study import RunOutcome, RunSpec, Stop, execute, reusable
+from .study_progress import StudyProgress
+
+#: How often a waiting study looks at its stop flag (s).
+POLL = 0.2
+
+
+def backend(
+    todo: list[RunSpec], root: str, workers: int | None, cluster: str | None, stop: Stop
+) -> Iterator[RunOutcome]:
+    """Outcomes as runs finish, from the chosen executor."""
+    if not todo:
+        return
+    if cluster is not None:
+        yield from _dask(todo, root, cluster, stop)
+        return
+    n = workers or os.cpu_count() or 1
+    if n == 1 or len(todo) == 1:
+        yield from iterate_serial(todo, root, stop)
+        return
+    yield from _pool(todo, root, min(n, len(todo)), stop)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the study (the terminal sends SIGINT to
+    the whole process group)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool(todo: list[RunSpec], root: str, n: int, stop: Stop) -> Iterator[RunOutcome]:
+    # "spawn": a fresh interpreter per worker, no fork of a process holding CasADi/IPOPT state
+    pool = ProcessPoolExecutor(
+        max_workers=n,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_ignore_interrupts,
+    )
+    pending: set[Future] = {pool.submit(execute, spec, root) for spec in todo}
+    try:
+        while pending and not stop():
+            finished, pending = wait(pending, timeout=POLL, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+    finally:
+        if pending:  # stopped: abandon the running runs, start no other
+            for future in pending:
+                future.cancel()
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()  # the executor has no public way to end a running task
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _dask(todo: list[RunSpec], root: str, cluster: str, stop: Stop) -> Iterator[RunOutcome]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise InputError("--cluster needs Dask: pip install 'nlpmbd[cluster]'") from None
+    try:
+        client = Client(cluster, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as err:
+        raise InputError(
+            f"cannot reach the Dask cluster at {short_repr(cluster)} ({err})"
+        ) from None
+    futures = client.map(execute, todo, root=root, pure=False)
+    try:
+        for future in as_completed(futures):
+            yield future.result()
+            if stop():
+                break
+    finally:
+        client.cancel(futures)
+        client.close()
+
+
+def run_specs(
+    specs: Sequence[RunSpec],
+    root: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = False,
+    on_done: Callable[[RunOutcome], None] | None = None,
+    stop: Stop | None = None,
+) -> list[RunOutcome]:
+    """Execute the specs (reusing completed ones) and return their outcomes in spec order.
+
+    workers: size of the local process pool (default: the number of cores; 1 = serial, in this
+    process). cluster: address of an existing Dask distributed scheduler (tcp://host:port);
+    needs the `cluster` extra. stop: see the module docstring.
+    """
+    labels = [s.label for s in specs]
+    if len(set(labels)) != len(labels):
+        raise InputError("run labels of a study must be unique")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise InputError(f"workers must be an integer >= 1, got {short_repr(workers)}")
+    if workers is not None and cluster is not None:
+        raise InputError("--workers and --cluster cannot be combined")
+    root = str(root)
+    Path(root).mkdir(parents=True, exist_ok=True)
+    done: dict[str, RunOutcome] = {}
+    todo = []
+    for spec in specs:
+        previous = reusable(spec, root)
+        if previous is None:
+            todo.append(spec)
+        else:
+            done[spec.label] = previous
+    with StudyProgress(progress, len(specs), len(done)) as bar:
+        for outcome in backend(todo, root, workers, cluster, stop or (lambda: False)):
+            done[outcome.label] = outcome
+            bar.update(outcome)
+            if on_done is not None:
+                on_done(outcome)
+    return [done.get(s.label) or RunOutcome(s.label, "not run", "") for s in specs]
+
+
+def iterate_serial(todo: list[RunSpec], root: str, stop: Stop) -> Iterator[RunOutcome]:
+    """The runs one after the other in this process; a stop ends the current run between
+    steps and starts no other."""
+    for spec in todo:
+        if stop():
+            return
+        yield execute(spec, root, stop)

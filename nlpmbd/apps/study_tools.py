@@ -1,0 +1,84 @@
+"""What study authors use (apps/study_report.py): colours, and quantities of results that most
+studies tabulate. Analyses get `Results` (label -> result, None for a run that did not
+complete) and must tabulate every spec, drawing only the runs that completed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.result import SimulationResult
+from ..model.case import Parameter
+from .study import RunSpec
+
+Results = Mapping[str, SimulationResult | None]
+COLORS = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:gray",
+)
+
+
+def completed(results: Results, specs: Sequence[RunSpec]) -> list[tuple[RunSpec, SimulationResult]]:
+    return [(s, results[s.label]) for s in specs if results.get(s.label) is not None]
+
+
+def energy_change(r: SimulationResult) -> float:
+    return float(r.energy[-1, 2] - r.energy[0, 2])
+
+
+def penetration(r: SimulationResult) -> float:
+    return max(r.penetration_fraction().values(), default=0.0)
+
+
+def deviation(r: SimulationResult, ref: SimulationResult) -> np.ndarray:
+    """|r_com(t) - r_com,ref(t)| (max over bodies) at r's times, ref interpolated."""
+    out = np.zeros(r.t.size)
+    for k in range(r.q.shape[1] // 7):
+        diff = np.column_stack(
+            [r.q[:, 7 * k + i] - np.interp(r.t, ref.t, ref.q[:, 7 * k + i]) for i in range(3)]
+        )
+        out = np.maximum(out, np.linalg.norm(diff, axis=1))
+    return out
+
+
+def first_bottom_crossing(r: SimulationResult) -> float:
+    """Time at which the first body's centre of mass first crosses x = 0 (linear)."""
+    x = r.q[:, 0]
+    idx = np.nonzero((x[:-1] > 0) & (x[1:] <= 0))[0]
+    if idx.size == 0:
+        return float("nan")
+    k = idx[0]
+    return float(r.t[k] + (r.t[k + 1] - r.t[k]) * x[k] / (x[k] - x[k + 1]))
+
+
+def impacts(r: SimulationResult, threshold: float = 1e-6) -> int:
+    """Steps at which a contact that carried no force in the previous step carries force."""
+    active = r.lam > threshold
+    return int(np.sum(np.any(active[1:] & ~active[:-1], axis=1)))
+
+
+def floats(text: str, name: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(
+            f"{name} must be a comma-separated list of numbers, got {text!r}"
+        ) from None
+    if not values or any(not np.isfinite(v) or v <= 0 for v in values):
+        raise InputError(f"{name} must be positive finite numbers, got {text!r}")
+    return values
+
+
+def t_end_parameter(default: float) -> Parameter:
+    """The t_end parameter every study has (the CLI's --t-end sets it)."""
+    return Parameter(
+        "t_end", default, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
+    )

@@ -1,0 +1,127 @@
+"""The study clearance-sweep: one case over a list of clearances against its ideal counterpart."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nlpmbd.apps.study import RunSpec
+from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study_tools import (
+    COLORS,
+    completed,
+    deviation,
+    energy_change,
+    floats,
+    impacts,
+    penetration,
+    t_end_parameter,
+)
+from nlpmbd.model.case import Parameter
+from nlpmbd.plots.panels import Curve, Panel, save_panels
+
+
+def _cs_clearances(p: Mapping[str, Any]) -> list[float]:
+    return floats(p["clearances"], "clearances")
+
+
+def _cs_specs(p: Mapping[str, Any]) -> list[RunSpec]:
+    common = {"t_end": p["t_end"], "h_min": p["h"], "h_max": p["h"]}
+    specs = [RunSpec("ideal", p["case"], {"joint": "ideal"}, **common)]
+    specs += [
+        RunSpec(f"c={c:g}", p["case"], {"joint": "clearance", "clearance": c}, **common)
+        for c in _cs_clearances(p)
+    ]
+    return specs
+
+
+def _cs_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+    ideal = results.get("ideal")
+    ok = completed(results, specs)
+    style = {s.label: {"color": COLORS[i % len(COLORS)]} for i, s in enumerate(specs)}
+    dev = {s.label: deviation(r, ideal) for s, r in ok} if ideal is not None else {}
+    loose = [(s, r) for s, r in ok if s.label != "ideal"]
+    save_panels(
+        out / "deviation.png",
+        f"{p['case']}: clearance sweep",
+        [
+            Panel(
+                "|r - r_ideal| (m)",
+                [
+                    Curve(s.label, r.t, dev[s.label], style[s.label])
+                    for s, r in loose
+                    if s.label in dev
+                ],
+                log=True,
+            ),
+            Panel(
+                "|joint force| (N)",
+                [
+                    Curve(s.label, r.t, np.linalg.norm(r.force_of("pin"), axis=1), style[s.label])
+                    for s, r in ok
+                ],
+            ),
+        ],
+    )
+    if dev and loose:
+        cs = [s.params["clearance"] for s, _ in loose]
+        save_panels(
+            out / "deviation_vs_clearance.png",
+            f"{p['case']}: convergence to ideal",
+            [
+                Panel(
+                    "max |r - r_ideal| (m)",
+                    [
+                        Curve(
+                            "max deviation",
+                            np.array(cs),
+                            np.array([dev[s.label].max() for s, _ in loose]),
+                            {"marker": "o"},
+                        )
+                    ],
+                    log=True,
+                    xlabel="clearance c (m)",
+                    logx=True,
+                )
+            ],
+        )
+    rows = []
+    for s in specs:
+        r = results.get(s.label)
+        rows.append(
+            {
+                "run": s.label,
+                "clearance (m)": s.params.get("clearance", 0.0) if s.label != "ideal" else 0.0,
+                "peak joint force (N)": float(np.linalg.norm(r.force_of("pin"), axis=1).max())
+                if r
+                else "",
+                "max deviation from ideal (m)": float(dev[s.label].max()) if s.label in dev else "",
+                "energy loss (J)": -energy_change(r) if r else "",
+                "impacts": impacts(r) if r else "",
+                "max penetration / c": penetration(r) if r else "",
+            }
+        )
+    return rows
+
+
+CLEARANCE_SWEEP = Study(
+    "clearance-sweep",
+    "one case over a list of clearances against its ideal counterpart",
+    (
+        t_end_parameter(2.0),
+        Parameter(
+            "case",
+            "pendulum",
+            "case to run (it must have joint and clearance)",
+            str,
+            choices=("pendulum", "revolute"),
+        ),
+        Parameter("clearances", "1e-2,1e-3,1e-4,1e-5", "comma-separated clearances", str, unit="m"),
+        Parameter("h", 1e-3, "fixed step size", float, low=0.0, low_open=True, unit="s"),
+    ),
+    _cs_specs,
+    _cs_analyse,
+)
