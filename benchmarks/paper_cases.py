@@ -22,7 +22,7 @@ import numpy as np
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd.plots.mechanism import (
+from nlpmbd_joints.guide_figures import (
     crank_angle,
     crank_moment_figure,
     dimensionless_corners,

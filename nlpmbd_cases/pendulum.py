@@ -16,6 +16,7 @@ inequalities).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
@@ -73,8 +74,17 @@ PARAMETERS = (
         high=0.1,
         unit="m",
     ),
-    Parameter("pin_radius", 0.01, "pin radius", float, low=0.0, low_open=True, unit="m"),
-    Parameter("pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, unit="m"),
+    Parameter("pin_radius", 0.01, "pin radius", float, low=0.0, low_open=True, high=1.0, unit="m"),
+    Parameter(
+        "pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, high=10.0, unit="m"
+    ),
+)
+
+#: Parameters of the clearance joint: only with joint=clearance
+_CLEARANCE_ONLY = ("clearance", "axial_play", "pin_radius", "pin_length")
+PARAMETERS = tuple(
+    replace(p, applies={"joint": ("clearance",)}) if p.name in _CLEARANCE_ONLY else p
+    for p in PARAMETERS
 )
 
 

@@ -61,10 +61,34 @@ PARAMETERS = (
         low_open=True,
         high=5e-3,
         unit="m",
+        applies={"guide": ("hard", "compliant")},
     ),
-    Parameter("law", "nonlinear", "compliant force law", str, choices=("nonlinear", "linear")),
-    Parameter("restitution", 0.9, "coefficient of restitution e", float, low=0.0, high=1.0),
-    Parameter("mu", 0.0, "friction coefficient at the guide", float, low=0.0, high=2.0),
+    Parameter(
+        "law",
+        "nonlinear",
+        "compliant force law",
+        str,
+        choices=("nonlinear", "linear"),
+        applies={"guide": ("compliant",)},
+    ),
+    Parameter(
+        "restitution",
+        0.9,
+        "coefficient of restitution e",
+        float,
+        low=0.0,
+        high=1.0,
+        applies={"guide": ("hard", "compliant")},
+    ),
+    Parameter(
+        "mu",
+        0.0,
+        "friction coefficient at the guide",
+        float,
+        low=0.0,
+        high=2.0,
+        applies={"guide": ("hard", "compliant")},
+    ),
 )
 
 

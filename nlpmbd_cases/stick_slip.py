@@ -31,7 +31,15 @@ LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
 
 PARAMETERS = (
     Parameter("mu", 0.15, "kinetic friction coefficient", float, low=0.0, high=2.0),
-    Parameter("mu_static", 0.20, "static friction coefficient", float, low=0.0, high=2.0),
+    Parameter(
+        "mu_static",
+        0.20,
+        "static friction coefficient",
+        float,
+        low=0.0,
+        high=2.0,
+        applies={"contact": ("hard",)},
+    ),
     Parameter("amplitude", 1.5, "force amplitude F_max", float, unit="N"),
     Parameter("frequency", np.pi / 10, "force frequency", float, low=0.0, unit="rad/s"),
     Parameter("stiffness", 1.0, "spring stiffness k", float, low=0.0, unit="N/m"),

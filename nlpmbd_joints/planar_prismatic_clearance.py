@@ -12,6 +12,14 @@ from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import Joint
 from nlpmbd.validation import finite_array, finite_scalar, unit_vector
 
+#: The gaps' corners: label, sign along the guide axis (front = +), sign across it (upper = +).
+CORNER_SIGNS: tuple[tuple[str, float, float], ...] = (
+    ("front_upper", 1.0, 1.0),
+    ("front_lower", 1.0, -1.0),
+    ("back_upper", -1.0, 1.0),
+    ("back_lower", -1.0, -1.0),
+)
+
 
 class PlanarPrismaticClearance(Joint):
     """A slider (child) of length 2a and width 2b between two guide surfaces (parent) a distance
@@ -55,14 +63,13 @@ class PlanarPrismaticClearance(Joint):
         self.origin = initial_local_point(guide, center)
         self.w = initial_local_vector(guide, w)
         self.corners = {
-            f"{end}_{side}": initial_local_point(slider, center + sa * a * u + sb * b * w)
-            for end, sa in (("front", 1.0), ("back", -1.0))
-            for side, sb in (("upper", 1.0), ("lower", -1.0))
+            label: initial_local_point(slider, center + sa * a * u + sb * b * w)
+            for label, sa, sb in CORNER_SIGNS
         }
 
     def describe(self) -> dict:
         return {
-            "kind": "planar_guide",
+            "figures": "planar_guide",  # drawn by guide_figures.save_joint_figures
             "slider": self.child.name,
             "clearance": self.clearance,
             "half_width": self.half_width,

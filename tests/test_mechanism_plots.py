@@ -1,4 +1,4 @@
-"""Figures of nlpmbd.plots.mechanism on hand-made results: a crank turning at constant speed
+"""Figures of nlpmbd_joints.guide_figures on hand-made results: a crank turning at constant speed
 about Z and a slider moving sinusoidally (no simulation, so the expected values are analytic)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from nlpmbd import SimulationResult
 from nlpmbd.errors import InputError
-from nlpmbd.plots.mechanism import (
+from nlpmbd_joints.guide_figures import (
     crank_angle,
     crank_moment_figure,
     dimensionless_corners,
@@ -222,5 +222,5 @@ def test_save_writes_pngs_and_skips_missing_data(tmp_path: Path) -> None:
 
 
 def test_import_does_not_load_matplotlib() -> None:
-    code = "import sys, nlpmbd.plots.mechanism; assert 'matplotlib' not in sys.modules"
+    code = "import sys, nlpmbd_joints.guide_figures; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -13,7 +13,7 @@ import ref_slider_crank_lcp
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd.plots.mechanism import crank_angle, poincare_points, save_mechanism_figures
+from nlpmbd_joints.guide_figures import crank_angle, poincare_points, save_mechanism_figures
 
 
 def _run(case_name: str, overrides: dict, t_end: float, h: float):

@@ -31,6 +31,9 @@ class Parameter:
     low_open: bool = False
     choices: tuple[str, ...] = ()
     unit: str = ""
+    #: other parameter -> its values for which this one has an effect (e.g. a clearance only
+    #: with joint=clearance); setting this one explicitly otherwise is an error
+    applies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         name_string("parameter name", self.name)
@@ -201,4 +204,11 @@ def resolve_parameters(
             raise InputError(f"unknown parameter {short_repr(key)} for {owner} (known: {known})")
         p = by_name[key]
         params[key] = p.parse(value) if isinstance(value, str) else p.check(value)
+    for key in overrides:
+        for other, allowed in by_name[key].applies.items():
+            if params.get(other) not in allowed:
+                raise InputError(
+                    f"parameter {key} has no effect with {other}={params.get(other)}; drop it "
+                    f"or set {other}={' or '.join(allowed)} ({owner})"
+                )
     return params

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.result import SimulationResult
+from .joint_figures import joint_figures
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -81,22 +82,8 @@ def plot_result(
         _save(result, out / f"{name}.{fmt}", prefix + title, shape, draw, dpi)
         for name, title, shape, draw in figures
     ]
-    # planar mechanisms with a slider in a guide: the source papers' figures too
-    for joint, geo in (result.meta.get("joint_geometry") or {}).items():
-        if isinstance(geo, dict) and geo.get("kind") == "planar_guide":
-            from .mechanism import save_mechanism_figures
-
-            paths += save_mechanism_figures(
-                result,
-                out,
-                slider=str(geo["slider"]),
-                joint=joint,
-                clearance=float(geo["clearance"]),
-                half_width=float(geo["half_width"]),
-                half_length=float(geo["half_length"]),
-                guide_center_y=float(geo.get("center_y", 0.0)),
-                dpi=dpi,
-            )
+    # figures that joints declare (describe()["figures"]; plots/joint_figures.py)
+    paths += joint_figures(result, out, dpi)
     return paths
 
 

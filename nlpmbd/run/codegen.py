@@ -1,10 +1,12 @@
 """Compile a CasADi Function to C with the C compiler found on the machine, or fall back.
 
-The fast path's chunk Function (qp_step.chunk_function) is generated as C by CasADi, compiled
-into a shared library with `cc -O2` and loaded back with `casadi.external`. Libraries are cached
-by a hash of the generated source (in $NLPMBD_CACHE, else ~/.cache/nlpmbd), so a case compiled
-once is reused by later runs. Without a compiler, or if compilation fails, the Function is
-returned unchanged and evaluated by CasADi's virtual machine (same numbers, slower).
+The fast path's chunk Function (run/chunks.py) is generated as C by CasADi, compiled into a
+shared library with `cc -O2` and loaded back with `casadi.external`. Libraries are cached by a
+hash of the generated source (in $NLPMBD_CACHE, else ~/.cache/nlpmbd), so a case compiled once
+is reused by later runs; each library's SHA-256 is recorded beside it (LIB.sha256) and checked
+before loading, because loading a truncated library kills the process (SIGBUS). Without a
+compiler, or if compilation fails, the Function is returned unchanged and evaluated by CasADi's
+virtual machine (same numbers, slower).
 """
 
 from __future__ import annotations
@@ -52,6 +54,19 @@ def _nonfatal_qp(source: str) -> str:
     return _QP_FAILURE_RETURN.sub(r"\1return 0;\2return 0;", source)
 
 
+def _digest_path(lib: Path) -> Path:
+    return lib.with_name(lib.name + ".sha256")
+
+
+def _intact(lib: Path) -> bool:
+    """The cached library exists and its bytes have the SHA-256 recorded when it was built."""
+    try:
+        expected = _digest_path(lib).read_text().strip()
+        return hashlib.sha256(lib.read_bytes()).hexdigest() == expected
+    except OSError:
+        return False
+
+
 def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Function, str]:
     """(compiled f, how): how is "compiled", "cached", or why f is returned unchanged."""
     cc = find_compiler()
@@ -65,7 +80,7 @@ def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Functio
     key = hashlib.sha256((source + " ".join(CFLAGS) + cc).encode()).hexdigest()[:20]
     lib = cache_dir() / f"{f.name()}_{key}.so"
     how = "cached"
-    if not lib.is_file():
+    if not _intact(lib):
         how = "compiled"
         try:
             lib.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +94,11 @@ def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Functio
                     capture_output=True,
                     timeout=timeout,
                 )
+                digest = hashlib.sha256(out.read_bytes()).hexdigest()
                 os.replace(out, lib)  # atomic: a concurrent run sees the whole library or none
+                sums = Path(tmp, "lib.sha256")
+                sums.write_text(digest)
+                os.replace(sums, _digest_path(lib))
         except (OSError, subprocess.SubprocessError) as err:
             return f, f"compilation failed ({type(err).__name__})"
     try:

@@ -35,7 +35,7 @@ def _ivc_specs(p: Mapping[str, Any]) -> list[RunSpec]:
         RunSpec(
             f"{joint}_{label}",
             "pendulum",
-            {"joint": joint, "clearance": p["clearance"]},
+            {"joint": joint, **({"clearance": p["clearance"]} if joint == "clearance" else {})},
             t_end=p["t_end"],
             h_min=lo,
             h_max=hi,

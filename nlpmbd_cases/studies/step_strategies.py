@@ -22,7 +22,9 @@ from nlpmbd.plots.panels import Curve, Panel, save_panels
 
 
 def _ss_specs(p: Mapping[str, Any]) -> list[RunSpec]:
-    case, params = p["case"], {"joint": p["joint"], "clearance": p["clearance"]}
+    case, params = p["case"], {"joint": p["joint"]}
+    if p["joint"] == "clearance":
+        params["clearance"] = p["clearance"]
     t = p["t_end"]
     return [
         RunSpec("nlp", case, params, t_end=t, h_min=p["h_min"], h_max=p["h_max"]),

@@ -6,7 +6,9 @@ forces over the crank angle, and the slider's velocity and acceleration.
 Functions take a SimulationResult, or a list of (label, result) pairs for comparisons (a
 clearance sweep plus the ideal joint), and the names of the bodies and joints explicitly; they
 return `matplotlib.figure.Figure` objects on an Agg canvas (no pyplot, no global state).
-`save_mechanism_figures` writes those that apply as PNG files. Matplotlib is imported inside the
+`save_mechanism_figures` writes those that apply as PNG files; `save_joint_figures` is the hook
+through which `nlpmbd plot` draws them for every PlanarPrismaticClearance (entry point group
+"nlpmbd.figures", name "planar_guide", see pyproject.toml). Matplotlib is imported inside the
 figure functions only, so importing this module does not load it.
 
 Time convention of the force histories (lam, lam_eq, friction_force, compliant_force and the
@@ -24,8 +26,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
-from ..io.result import SimulationResult
+from nlpmbd.errors import InputError
+from nlpmbd.io.result import SimulationResult
+
+from .planar_prismatic_clearance import CORNER_SIGNS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -35,12 +39,7 @@ Results = SimulationResult | Sequence[tuple[str, SimulationResult]]
 
 #: Corner order of `slider_corners`: body-frame (sign_x * half_length, sign_y * half_width, 0),
 #: the labels of PlanarPrismaticClearance (front = +x of the slider, upper = +y).
-CORNERS: tuple[tuple[str, float, float], ...] = (
-    ("front_upper", 1.0, 1.0),
-    ("front_lower", 1.0, -1.0),
-    ("back_upper", -1.0, 1.0),
-    ("back_lower", -1.0, -1.0),
-)
+CORNERS: tuple[tuple[str, float, float], ...] = CORNER_SIGNS
 
 #: File names (without ".png") written by `save_mechanism_figures`, in this order.
 FIGURE_NAMES = ("slider_path", "poincare", "crank_moment", "contact_forces", "slider_motion")
@@ -55,7 +54,7 @@ def crank_angle(result: SimulationResult, crank: str = "crank") -> np.ndarray:
     same number for a pure Z rotation but free of the sign ambiguity of p and -p. Unwrapping
     assumes the crank turns by less than pi per step.
     """
-    p = _body_q(result, crank)[:, 3:7]
+    p = result.body_q(crank)[:, 3:7]
     e0, e1, e2, e3 = p.T
     angle = np.arctan2(2.0 * (e1 * e2 + e0 * e3), e0**2 + e1**2 - e2**2 - e3**2)
     angle = np.unwrap(angle)
@@ -67,7 +66,7 @@ def slider_corners(
 ) -> np.ndarray:
     """(n+1, 4, 3) global positions of the slider's corners, body-frame
     (+-half_length, +-half_width, 0) about its centre of mass, in the order of `CORNERS`."""
-    q = _body_q(result, slider)
+    q = result.body_q(slider)
     r, e0, e = q[:, 0:3], q[:, 3], q[:, 4:7]
     out = np.empty((q.shape[0], len(CORNERS), 3))
     for k, (_, sx, sy) in enumerate(CORNERS):
@@ -119,7 +118,7 @@ def poincare_points(
     angle = crank_angle(result, crank)
     if angle.size and angle[-1] < 0:
         angle = -angle
-    q, v = _body_q(result, slider), _body_v(result, slider)
+    q, v = result.body_q(slider), result.body_v(slider)
     turns = int(np.floor(angle.max() / (2 * np.pi))) if angle.size else 0
     ts, ys, vs = [], [], []
     for k in range(1, turns + 1):
@@ -177,7 +176,7 @@ def slider_path_figure(
     range of the slider's centre x over all results."""
     pairs = _pairs(results)
     if stroke is None:
-        xs = np.concatenate([_body_q(r, slider)[:, 0] for _, r in pairs])
+        xs = np.concatenate([r.body_q(slider)[:, 0] for _, r in pairs])
         stroke = (float(xs.min()), float(xs.max()))
     fig = _figure(width=4.2 * len(pairs) + 1.0, height=4.2)
     axes = fig.subplots(1, len(pairs), sharex=True, sharey=True, squeeze=False)[0]
@@ -305,7 +304,7 @@ def slider_motion_figure(results: Results, slider: str = "slider") -> Figure:
     fig = _figure(width=9.0, height=6.0)
     axes = fig.subplots(2, 1, sharex=True)
     for label, result in pairs:
-        vx = _body_v(result, slider)[:, 0]
+        vx = result.body_v(slider)[:, 0]
         axes[0].plot(result.t, vx, lw=0.9, label=label)
         if result.n_steps:
             mid = 0.5 * (result.t[:-1] + result.t[1:])
@@ -412,23 +411,6 @@ def _pairs(results: Results) -> list[tuple[str, SimulationResult]]:
     return pairs
 
 
-def _body_index(result: SimulationResult, name: str) -> int:
-    names = result.body_names
-    if name not in names:
-        raise InputError(f"no body {name!r} in this result (bodies: {', '.join(names)})")
-    return names.index(name)
-
-
-def _body_q(result: SimulationResult, name: str) -> np.ndarray:
-    k = _body_index(result, name)
-    return result.q[:, 7 * k : 7 * k + 7]
-
-
-def _body_v(result: SimulationResult, name: str) -> np.ndarray:
-    k = _body_index(result, name)
-    return result.v[:, 6 * k : 6 * k + 6]
-
-
 def _columns(labels: Sequence[str], joint: str) -> list[int]:
     return [k for k, label in enumerate(labels) if str(label).startswith(joint + ".")]
 
@@ -439,3 +421,20 @@ def _positive(name: str, value: float) -> None:
     )
     if not (number and np.isfinite(value) and value > 0):
         raise InputError(f"{name} must be a positive number, got {value!r}")
+
+
+def save_joint_figures(
+    result: SimulationResult, directory: str | os.PathLike, joint: str, geometry: dict, dpi: int
+) -> list[Path]:
+    """The figures of one planar guide (PlanarPrismaticClearance.describe() is `geometry`)."""
+    return save_mechanism_figures(
+        result,
+        directory,
+        slider=str(geometry["slider"]),
+        joint=joint,
+        clearance=float(geometry["clearance"]),
+        half_width=float(geometry["half_width"]),
+        half_length=float(geometry["half_length"]),
+        guide_center_y=float(geometry.get("center_y", 0.0)),
+        dpi=dpi,
+    )
