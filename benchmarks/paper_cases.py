@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -26,12 +25,10 @@ from nlpmbd_joints.guide_figures import (
     crank_angle,
     crank_moment_figure,
     dimensionless_corners,
+    permanent_contact_angle,
     poincare_figure,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import ref_slider_crank_lcp as lcp  # noqa: E402
-from test_mechanisms import _permanent_contact_angle  # noqa: E402
+from references import ref_slider_crank_lcp as lcp
 
 
 def _run(name, overrides, t_end, h):
@@ -56,7 +53,7 @@ def slider_crank(out: Path) -> None:
     print("slider_crank vs Moreau LCP (first impact ms, permanent contact deg, 2 revs ms, wall s)")
     print(
         f"  nlpmbd  h={h:g}: {impact * 1e3:.4f}  "
-        f"{math.degrees(_permanent_contact_angle(r, c)):.2f}  {t2 * 1e3:.3f}  {wall:.1f}"
+        f"{math.degrees(permanent_contact_angle(r, c)):.2f}  {t2 * 1e3:.3f}  {wall:.1f}"
     )
     refs = {}
     for hr in (1e-5, 1e-6):

@@ -19,6 +19,7 @@ crank angle at t[k-1]), and row 0 is left out.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,26 @@ def crank_angle(result: SimulationResult, crank: str = "crank") -> np.ndarray:
     angle = np.arctan2(2.0 * (e1 * e2 + e0 * e3), e0**2 + e1**2 - e2**2 - e3**2)
     angle = np.unwrap(angle)
     return angle - angle[0]
+
+
+def permanent_contact_angle(r: SimulationResult, clearance: float) -> float:
+    """The crank angle (rad) at which the slider settles on the guide: a sample is
+    in contact when a corner is within 1% of c of the guide or a normal force acted; the first
+    stretch in contact for 10 degrees of crank starts permanent contact."""
+    theta = crank_angle(r)
+    mask = (r.gap.max(axis=1) >= -0.01 * clearance) | (r.lam.max(axis=1) > 1e-6)
+    k = 0
+    while k < mask.size:
+        if not mask[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < mask.size and mask[j + 1]:
+            j += 1
+        if theta[j] - theta[k] >= math.radians(10):
+            return float(theta[k])
+        k = j + 1
+    return math.nan
 
 
 def slider_corners(

@@ -6,8 +6,9 @@ import json
 import math
 from dataclasses import asdict
 
-from nlpmbd.apps.bench import (
-    MODES,
+from benchmarks.targets import TARGETS
+from nlpmbd.apps.bench import MODES
+from nlpmbd.apps.bench_report import (
     Measurement,
     check_targets,
     report,
@@ -50,7 +51,7 @@ def measurements() -> list[Measurement]:
     out = []
     for repeat, (nlp, qp) in enumerate(((200.0, 10.0), (100.0, 20.0))):
         for mode in MODES:
-            us = qp if mode.solver == "qp" else nlp
+            us = qp if mode.options.get("solver") == "qp" else nlp
             out.append(fake("revolute", mode.name, repeat, us))
             failed = 3 if mode.name == "nlp variable h" and repeat == 1 else 0
             out.append(fake("pendulum", mode.name, repeat, 5.0, failed_steps=failed))
@@ -71,7 +72,7 @@ def test_summary_takes_medians_and_ratios_within_each_repetition():
 
 
 def test_targets_pass_miss_and_not_run():
-    verdicts = check_targets(summarize(measurements()))
+    verdicts = check_targets(summarize(measurements()), TARGETS)
     result = {(v.case, v.mode, v.label): v.result for v in verdicts}
     assert result["revolute", "nlp variable h", "median solve time per step"] == "PASS"  # 0.15 ms
     assert result["revolute", "qp compiled", "median solve time per step"] == "PASS"  # 15 us
@@ -79,7 +80,7 @@ def test_targets_pass_miss_and_not_run():
     assert result["pendulum", "qp compiled", "wall time per simulated s"] == "PASS"  # 0.015 s
     assert verdicts[0].figure.startswith("revolute, nlp variable h (h in [0.001, 0.002] s): ")
     only_pendulum = [m for m in measurements() if m.case == "pendulum"]
-    missing = check_targets(summarize(only_pendulum))
+    missing = check_targets(summarize(only_pendulum), TARGETS)
     assert {v.result for v in missing if v.case == "revolute"} == {"n/a"}
 
 
@@ -96,7 +97,7 @@ def test_table_has_one_line_per_row_and_marks_missing_values():
 def test_files_are_strict_json_and_the_printed_markdown(tmp_path):
     ms = measurements()
     rows = summarize(ms)
-    verdicts = check_targets(rows)
+    verdicts = check_targets(rows, TARGETS)
     text = report(rows, verdicts, INFO, OPTIONS, elapsed=12.0)
     assert "## Targets" in text and "MISS" in text and "test cpu" in text
     payload = {"machine": INFO, "repetitions": [asdict(m) for m in ms], "rows": []}

@@ -7,13 +7,16 @@ import math
 
 import numpy as np
 import pytest
-import ref_crank_rocker
-import ref_slider_crank_ideal
-import ref_slider_crank_lcp
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd_joints.guide_figures import crank_angle, poincare_points, save_mechanism_figures
+from nlpmbd_joints.guide_figures import (
+    crank_angle,
+    permanent_contact_angle,
+    poincare_points,
+    save_mechanism_figures,
+)
+from references import ref_crank_rocker, ref_slider_crank_ideal, ref_slider_crank_lcp
 
 
 def _run(case_name: str, overrides: dict, t_end: float, h: float):
@@ -85,26 +88,6 @@ def _body_x(q: np.ndarray) -> np.ndarray:
     )
 
 
-def _permanent_contact_angle(r, clearance: float) -> float:
-    """ref_slider_crank_lcp.permanent_contact_angle's definition on nlpmbd's arrays: a sample is
-    in contact when a corner is within 1% of c of the guide or a normal force acted; the first
-    stretch in contact for 10 degrees of crank starts permanent contact."""
-    theta = crank_angle(r)
-    mask = (r.gap.max(axis=1) >= -0.01 * clearance) | (r.lam.max(axis=1) > 1e-6)
-    k = 0
-    while k < mask.size:
-        if not mask[k]:
-            k += 1
-            continue
-        j = k
-        while j + 1 < mask.size and mask[j + 1]:
-            j += 1
-        if theta[j] - theta[k] >= math.radians(10):
-            return float(theta[k])
-        k = j + 1
-    return math.nan
-
-
 def test_slider_crank_agrees_with_a_moreau_midpoint_lcp_implementation(tmp_path):
     """flores_leine_glocker Table 1 (e = 0.4, mu = 0.01, 150 rad/s, undriven) against
     ref_slider_crank_lcp (minimal coordinates, Moreau midpoint step, Lemke LCP): first impact,
@@ -121,7 +104,7 @@ def test_slider_crank_agrees_with_a_moreau_midpoint_lcp_implementation(tmp_path)
     ref_impact = ref_slider_crank_lcp.first_impact_time(ref)
     assert abs(ours_impact - ref_impact) <= h
     # permanent contact
-    ours_angle = _permanent_contact_angle(r, c)
+    ours_angle = permanent_contact_angle(r, c)
     spread = abs(
         ref_slider_crank_lcp.permanent_contact_angle(ref)
         - ref_slider_crank_lcp.permanent_contact_angle(fine)
