@@ -21,13 +21,8 @@ import numpy as np
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd_joints.guide_figures import (
-    crank_angle,
-    crank_moment_figure,
-    dimensionless_corners,
-    permanent_contact_angle,
-    poincare_figure,
-)
+from nlpmbd_joints.guide_data import crank_angle, dimensionless_corners, permanent_contact_angle
+from nlpmbd_joints.guide_figures import crank_moment_figure, poincare_figure
 from references import ref_slider_crank_lcp as lcp
 
 

@@ -1,6 +1,6 @@
 """The speed targets of issue 5 (README, "Speed"), checked by `python -m benchmarks`."""
 
-from nlpmbd.apps.bench_report import Target
+from nlpmbd.apps.bench_summary import Target
 
 TARGETS = (
     Target(

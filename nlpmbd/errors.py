@@ -1,11 +1,9 @@
-"""Exceptions that the CLI maps to exit codes (2 = bad input, 3 = solver failure)."""
+"""Exceptions that the CLI maps to exit codes (apps/exit_codes.py: 2 bad input, 3 solver
+failure). This module is the bottom of the package: it imports nothing of nlpmbd."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .io.result import SimulationResult
+from typing import Any
 
 
 class InputError(ValueError):
@@ -13,8 +11,10 @@ class InputError(ValueError):
 
 
 class SolverFailure(RuntimeError):
-    """A step could not be solved even after the retry ladder; carries the partial result."""
+    """A run ended early (a step failed after its retries, the motion diverged, or the user
+    interrupted it). `partial` is the SimulationResult up to there (`completed` false), so
+    nothing computed is lost."""
 
-    def __init__(self, message: str, partial: SimulationResult | None = None) -> None:
+    def __init__(self, message: str, partial: Any = None) -> None:
         super().__init__(message)
         self.partial = partial

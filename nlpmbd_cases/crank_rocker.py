@@ -53,10 +53,9 @@ PARAMETERS = (
 )
 
 
-def build(params: Mapping[str, Any]) -> System:
-    system = System(gravity=(0.0, -params["g"], 0.0))
-    z = np.array([0.0, 0.0, 1.0])
-    up = Quaternion(axis=z, angle=np.pi / 2)  # body x along the link, pointing +Y
+def _bodies(system: System) -> tuple[RigidBody, RigidBody, RigidBody]:
+    """Rocker, crank and slider at t = 0, moving as the driven crank dictates."""
+    up = Quaternion(axis=(0.0, 0.0, 1.0), angle=np.pi / 2)  # body x along the link, pointing +Y
     w_rocker = -OMEGA / 3.0  # rad/s about +Z at t = 0: the slot must follow B (B at 1.5 m)
     rocker = system.add_body(
         RigidBody(
@@ -93,6 +92,14 @@ def build(params: Mapping[str, Any]) -> System:
             angular_velocity=(0.0, 0.0, w_rocker),
         )
     )
+    return rocker, crank, slider
+
+
+def build(params: Mapping[str, Any]) -> System:
+    system = System(gravity=(0.0, -params["g"], 0.0))
+    z = np.array([0.0, 0.0, 1.0])
+    rocker, crank, slider = _bodies(system)
+    L, W = SLIDER
     system.add_joint(RevoluteJoint("rocker_pivot", GROUND, rocker, point=(0, 0, 0), axis=z))
     system.add_joint(RevoluteJoint("crank_pivot", GROUND, crank, point=(0, 1, 0), axis=z))
     system.add_joint(RevoluteJoint("slider_pin", crank, slider, point=(0, 1.5, 0), axis=z))

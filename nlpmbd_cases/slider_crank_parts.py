@@ -58,6 +58,43 @@ def pin_positions(g: SliderCrank) -> tuple[np.ndarray, np.ndarray, float]:
     return B, C, phi
 
 
+def _link(system, name, mass, inertia, start, angle, v_start, rate, length) -> RigidBody:
+    """A uniform link in the XY plane starting at `start`, at `angle`, turning at `rate`."""
+    centre = start + 0.5 * length * np.array([np.cos(angle), np.sin(angle), 0.0])
+    v_centre = v_start + 0.5 * length * rate * np.array([-np.sin(angle), np.cos(angle), 0.0])
+    return system.add_body(
+        RigidBody(
+            name,
+            mass,
+            (inertia, inertia, inertia),
+            position=tuple(centre),
+            orientation=Quaternion(axis=Z, angle=angle),
+            velocity=tuple(v_centre),
+            angular_velocity=(0.0, 0.0, rate),
+        )
+    )
+
+
+def _bodies(system: System, g: SliderCrank) -> tuple[RigidBody, RigidBody, RigidBody]:
+    """Crank, rod and slider at theta0 with velocities consistent with the loop closure
+    l1 sin(theta) + l2 sin(phi) = 0."""
+    th, w = g.theta0, g.omega0
+    B, C, phi = pin_positions(g)
+    phi_dot = -g.crank_length * w * np.cos(th) / (g.rod_length * np.cos(phi))
+    vB = g.crank_length * w * np.array([-np.sin(th), np.cos(th), 0.0])
+    vC = vB + g.rod_length * phi_dot * np.array([-np.sin(phi), np.cos(phi), 0.0])
+    crank = _link(
+        system, "crank", g.crank_mass, g.crank_inertia, np.zeros(3), th, np.zeros(3), w,
+        g.crank_length,
+    )  # fmt: skip
+    rod = _link(system, "rod", g.rod_mass, g.rod_inertia, B, phi, vB, phi_dot, g.rod_length)
+    I = g.slider_inertia
+    slider = system.add_body(
+        RigidBody("slider", g.slider_mass, (I, I, I), position=tuple(C), velocity=tuple(vC))
+    )
+    return crank, rod, slider
+
+
 def build_slider_crank(
     g: SliderCrank,
     gravity: float,
@@ -70,36 +107,8 @@ def build_slider_crank(
     `drive_speed` (rad/s): the crank angle is prescribed as theta0 + drive_speed t (a
     DrivingAngle named "drive"); None leaves the crank free."""
     system = System(gravity=(0.0, -gravity, 0.0))
-    th, w = g.theta0, g.omega0
-    B, C, phi = pin_positions(g)
-    # consistent initial velocities from the loop closure: l1 sin(theta) + l2 sin(phi) = 0
-    phi_dot = -g.crank_length * w * np.cos(th) / (g.rod_length * np.cos(phi))
-    vB = g.crank_length * w * np.array([-np.sin(th), np.cos(th), 0.0])
-    vC = vB + g.rod_length * phi_dot * np.array([-np.sin(phi), np.cos(phi), 0.0])
-
-    def link(name, mass, inertia, start, angle, v_start, rate, length):
-        centre = start + 0.5 * length * np.array([np.cos(angle), np.sin(angle), 0.0])
-        v_centre = v_start + 0.5 * length * rate * np.array([-np.sin(angle), np.cos(angle), 0.0])
-        return system.add_body(
-            RigidBody(
-                name,
-                mass,
-                (inertia, inertia, inertia),
-                position=tuple(centre),
-                orientation=Quaternion(axis=Z, angle=angle),
-                velocity=tuple(v_centre),
-                angular_velocity=(0.0, 0.0, rate),
-            )
-        )
-
-    crank = link(
-        "crank", g.crank_mass, g.crank_inertia, np.zeros(3), th, np.zeros(3), w, g.crank_length
-    )
-    rod = link("rod", g.rod_mass, g.rod_inertia, B, phi, vB, phi_dot, g.rod_length)
-    I = g.slider_inertia
-    slider = system.add_body(
-        RigidBody("slider", g.slider_mass, (I, I, I), position=tuple(C), velocity=tuple(vC))
-    )
+    B, C, _ = pin_positions(g)
+    crank, rod, slider = _bodies(system, g)
     system.add_joint(RevoluteJoint("pivot", GROUND, crank, point=(0, 0, 0), axis=Z))
     system.add_joint(RevoluteJoint("crank_pin", crank, rod, point=tuple(B), axis=Z))
     system.add_joint(RevoluteJoint("slider_pin", rod, slider, point=tuple(C), axis=Z))
@@ -107,20 +116,20 @@ def build_slider_crank(
         system.add_joint(DrivingAngle("drive", GROUND, crank, lambda t: drive_speed * t, axis=Z))
     if guide == "ideal":
         system.add_joint(PlanarPrismaticJoint("guide", GROUND, slider, point=tuple(C)))
-    else:
-        system.add_joint(
-            PlanarPrismaticClearance(
-                "guide",
-                guide=GROUND,
-                slider=slider,
-                center=tuple(C),
-                axis=(1.0, 0.0, 0.0),
-                length=g.slider_length,
-                width=g.slider_width,
-                clearance=clearance,
-                contact=contact,
-            )
+        return system
+    system.add_joint(
+        PlanarPrismaticClearance(
+            "guide",
+            guide=GROUND,
+            slider=slider,
+            center=tuple(C),
+            axis=(1.0, 0.0, 0.0),
+            length=g.slider_length,
+            width=g.slider_width,
+            clearance=clearance,
+            contact=contact,
         )
+    )
     return system
 
 

@@ -69,7 +69,7 @@ class PlanarPrismaticClearance(Joint):
 
     def describe(self) -> dict:
         return {
-            "figures": "planar_guide",  # drawn by guide_figures.save_joint_figures
+            "figures": "planar_guide",  # drawn by guide_files.save_joint_figures
             "slider": self.child.name,
             "clearance": self.clearance,
             "half_width": self.half_width,

@@ -8,14 +8,8 @@ from dataclasses import asdict
 
 from benchmarks.targets import TARGETS
 from nlpmbd.apps.bench import MODES
-from nlpmbd.apps.bench_report import (
-    Measurement,
-    check_targets,
-    report,
-    summarize,
-    table,
-    write_outputs,
-)
+from nlpmbd.apps.bench_report import Measurement, summarize, table, write_outputs
+from nlpmbd.apps.bench_summary import check_targets, report
 
 INFO = {
     "date": "2025-01-01T00:00:00+00:00",

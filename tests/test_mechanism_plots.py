@@ -12,17 +12,19 @@ import pytest
 
 from nlpmbd import SimulationResult
 from nlpmbd.errors import InputError
-from nlpmbd_joints.guide_figures import (
+from nlpmbd_joints.guide_data import (
     crank_angle,
-    crank_moment_figure,
     dimensionless_corners,
     guide_forces,
-    poincare_figure,
     poincare_points,
-    save_mechanism_figures,
+)
+from nlpmbd_joints.guide_figures import (
+    crank_moment_figure,
+    poincare_figure,
     slider_motion_figure,
     slider_path_figure,
 )
+from nlpmbd_joints.guide_files import save_mechanism_figures
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 OMEGA = 2 * np.pi * 50.0  # crank speed (rad/s)

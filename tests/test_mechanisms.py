@@ -10,12 +10,8 @@ import pytest
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd_joints.guide_figures import (
-    crank_angle,
-    permanent_contact_angle,
-    poincare_points,
-    save_mechanism_figures,
-)
+from nlpmbd_joints.guide_data import crank_angle, permanent_contact_angle, poincare_points
+from nlpmbd_joints.guide_files import save_mechanism_figures
 from references import ref_crank_rocker, ref_slider_crank_ideal, ref_slider_crank_lcp
 
 

@@ -45,8 +45,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-import numpy as np
-
 from ..errors import InputError, SolverFailure
 from ..io.result import SimulationResult
 from ..model.case import Case
@@ -54,12 +52,13 @@ from ..run.options import SimulationOptions
 from ..run.simulate import simulate
 from .bench_report import (
     Measurement,
-    Target,
-    check_targets,
-    report,
+    empty_measurement,
+    figures,
+    position_difference,
     summarize,
     write_outputs,
 )
+from .bench_summary import Target, check_targets, report
 from .machine import machine_info, pin_blas_threads
 from .registry import load_cases
 
@@ -256,51 +255,8 @@ def measure(
     head = dict(case=name, mode=mode.name, repeat=repeat, h_min=options.h_min)
     head.update(h_max=options.h_max, error=error)
     if result is None or result.n_steps == 0:
-        return _empty_measurement(**head), result
+        return empty_measurement(**head), result
     return Measurement(**head, **figures(result)), result
-
-
-def figures(res: SimulationResult) -> dict[str, Any]:
-    """The Measurement figures of one result."""
-    meta = res.meta
-    steps = res.n_steps
-    run_time = meta.get("wall_time", math.nan) - meta.get("setup_time", math.nan)
-    simulated = float(res.t[-1] - res.t[0])
-    return dict(
-        steps=steps,
-        median_us=1e6 * float(np.median(res.solve_time)),
-        p95_us=1e6 * float(np.percentile(res.solve_time, 95)),
-        wall_per_step_us=1e6 * run_time / steps,
-        mean_iterations=float(np.mean(res.iterations)),
-        failed_steps=int(np.count_nonzero(res.status == 3)),
-        wall_per_sim_s=run_time / simulated if simulated > 0 else math.nan,
-        setup_s=float(meta.get("setup_time", math.nan)),
-        wall_s=float(meta.get("wall_time", math.nan)),
-        codegen=str(meta.get("codegen", "off")),
-        predicted_steps=int(meta.get("predicted_steps", 0)),
-        chunk_steps=int(meta.get("chunk_steps", 0)),
-        chunk_steps_discarded=int(meta.get("chunk_steps_discarded", 0)),
-        qp_fallback_steps=int(meta.get("qp_fallback_steps", 0)),
-        completed=bool(meta.get("completed", False)),
-    )
-
-
-def _empty_measurement(**head: Any) -> Measurement:
-    nan = math.nan
-    return Measurement(
-        **head, steps=0, median_us=nan, p95_us=nan, wall_per_step_us=nan, mean_iterations=nan,
-        failed_steps=0, wall_per_sim_s=nan, setup_s=nan, wall_s=nan, codegen="-",
-        predicted_steps=0, chunk_steps=0, chunk_steps_discarded=0, qp_fallback_steps=0,
-        completed=False,
-    )  # fmt: skip
-
-
-def position_difference(a: SimulationResult, b: SimulationResult | None) -> float | None:
-    """Largest distance between the same body's origin in two results on the same time grid."""
-    if b is None or a.q.shape != b.q.shape or not np.allclose(a.t, b.t, rtol=0, atol=1e-12):
-        return None
-    d = (a.q - b.q).reshape(a.q.shape[0], -1, 7)[:, :, :3]
-    return float(np.linalg.norm(d, axis=2).max())
 
 
 def _progress(m: Measurement) -> None:

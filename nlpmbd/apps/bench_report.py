@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..io.outdir import atomic_write
+from ..io.result import SimulationResult
 
 #: The mode the ratio column divides by.
 REFERENCE_MODE = "qp compiled"
@@ -72,35 +73,47 @@ class Row:
     errors: int
 
 
-@dataclass(frozen=True)
-class Target:
-    """A figure named by the issue's targets: row (case, mode), Row field, display unit."""
+def figures(res: SimulationResult) -> dict[str, Any]:
+    """The Measurement figures of one result."""
+    meta = res.meta
+    steps = res.n_steps
+    run_time = meta.get("wall_time", math.nan) - meta.get("setup_time", math.nan)
+    simulated = float(res.t[-1] - res.t[0])
+    return dict(
+        steps=steps,
+        median_us=1e6 * float(np.median(res.solve_time)),
+        p95_us=1e6 * float(np.percentile(res.solve_time, 95)),
+        wall_per_step_us=1e6 * run_time / steps,
+        mean_iterations=float(np.mean(res.iterations)),
+        failed_steps=int(np.count_nonzero(res.status == 3)),
+        wall_per_sim_s=run_time / simulated if simulated > 0 else math.nan,
+        setup_s=float(meta.get("setup_time", math.nan)),
+        wall_s=float(meta.get("wall_time", math.nan)),
+        codegen=str(meta.get("codegen", "off")),
+        predicted_steps=int(meta.get("predicted_steps", 0)),
+        chunk_steps=int(meta.get("chunk_steps", 0)),
+        chunk_steps_discarded=int(meta.get("chunk_steps_discarded", 0)),
+        qp_fallback_steps=int(meta.get("qp_fallback_steps", 0)),
+        completed=bool(meta.get("completed", False)),
+    )
 
-    case: str
-    mode: str
-    field: str
-    label: str
-    limit: float
-    unit: str = ""
-    scale: float = 1.0  # display value = Row value * scale
+
+def empty_measurement(**head: Any) -> Measurement:
+    nan = math.nan
+    return Measurement(
+        **head, steps=0, median_us=nan, p95_us=nan, wall_per_step_us=nan, mean_iterations=nan,
+        failed_steps=0, wall_per_sim_s=nan, setup_s=nan, wall_s=nan, codegen="-",
+        predicted_steps=0, chunk_steps=0, chunk_steps_discarded=0, qp_fallback_steps=0,
+        completed=False,
+    )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """A target's measured value (None if not measured) and PASS, MISS or n/a (not run)."""
-
-    case: str
-    mode: str
-    h: str
-    label: str
-    value: float | None
-    limit: float
-    unit: str
-    result: str
-
-    @property
-    def figure(self) -> str:
-        return f"{self.case}, {self.mode} ({self.h}): {self.label}"
+def position_difference(a: SimulationResult, b: SimulationResult | None) -> float | None:
+    """Largest distance between the same body's origin in two results on the same time grid."""
+    if b is None or a.q.shape != b.q.shape or not np.allclose(a.t, b.t, rtol=0, atol=1e-12):
+        return None
+    d = (a.q - b.q).reshape(a.q.shape[0], -1, 7)[:, :, :3]
+    return float(np.linalg.norm(d, axis=2).max())
 
 
 def _median(values: Iterable[float | None]) -> float:
@@ -152,24 +165,6 @@ def _row(group: list[Measurement], reference: dict[tuple[str, int], float]) -> R
     )
 
 
-def check_targets(rows: Sequence[Row], targets: Sequence[Target] = ()) -> list[Verdict]:
-    """Each target against its row, in order."""
-    by_key = {(r.case, r.mode): r for r in rows}
-    return [verdict(t, by_key.get((t.case, t.mode))) for t in targets]
-
-
-def verdict(target: Target, row: Row | None) -> Verdict:
-    """n/a if the row was not run; MISS if it had errors, no value or a value above the limit."""
-    t = target
-    if row is None:
-        return Verdict(t.case, t.mode, "not run", t.label, None, t.limit, t.unit, "n/a")
-    raw = getattr(row, t.field)
-    value = raw * t.scale if raw is not None and math.isfinite(raw) else None
-    passed = value is not None and not row.errors and value <= t.limit
-    h = f"h = {row.h_min:g} s" if row.h_min == row.h_max else f"h in {_h_label(row)} s"
-    return Verdict(t.case, t.mode, h, t.label, value, t.limit, t.unit, "PASS" if passed else "MISS")
-
-
 # --- report ---------------------------------------------------------------------------------
 COLUMNS = (
     "case", "mode", "h (s)", "steps", "median us/step", "p95 us/step", "wall us/step",
@@ -181,7 +176,7 @@ def _num(value: float | None, spec: str) -> str:
     return "-" if value is None or not math.isfinite(value) else format(value, spec)
 
 
-def _h_label(row: Row) -> str:
+def h_label(row: Row) -> str:
     return f"{row.h_min:g}" if row.h_min == row.h_max else f"[{row.h_min:g}, {row.h_max:g}]"
 
 
@@ -190,7 +185,7 @@ def table(rows: Sequence[Row]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in rows:
         cells = [
-            r.case, r.mode, _h_label(r), str(r.steps), _num(r.median_us, ".1f"),
+            r.case, r.mode, h_label(r), str(r.steps), _num(r.median_us, ".1f"),
             _num(r.p95_us, ".1f"), _num(r.wall_per_step_us, ".1f"), _num(r.mean_iterations, ".2f"),
             str(r.failed_steps) + (f" ({r.errors} errors)" if r.errors else ""),
             _num(r.wall_per_sim_s, ".4f"), _num(r.setup_s, ".2f"),
@@ -200,46 +195,6 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def targets_table(verdicts: Sequence[Verdict]) -> str:
-    lines = ["| figure | measured | target | result |", "|---|---|---|---|"]
-    for v in verdicts:
-        unit = f" {v.unit}" if v.unit else ""
-        value = "not measured" if v.value is None else f"{v.value:.3g}{unit}"
-        lines.append(f"| {v.figure} | {value} | <= {v.limit:g}{unit} | {v.result} |")
-    return "\n".join(lines) + "\n"
-
-
-def report(
-    rows: Sequence[Row],
-    verdicts: Sequence[Verdict],
-    info: dict[str, Any],
-    options: dict[str, Any],
-    elapsed: float,
-) -> str:
-    """The whole Markdown report: machine, table with its legend, targets."""
-    threads = sorted(set(info.get("blas_threads", {}).values())) or ["?"]
-    return (
-        "# nlpmbd benchmarks\n\n"
-        f"- date: {info['date']}\n"
-        f"- machine: {info['cpu']} ({info['machine']}), {info['cpu_count']} CPUs, "
-        f"{info['platform']}\n"
-        f"- Python {info['python']}, CasADi {info['casadi']}, NumPy {info['numpy']}; "
-        f"BLAS threads: {'/'.join(map(str, threads))}\n"
-        f"- t_end = {options['t_end']:g} s per case, median of {options['repeats']} "
-        f"repetition(s), fixed h = {options['fixed_h']:g} s; suite took {elapsed:.0f} s\n\n"
-        + table(rows)
-        + "\nmedian / p95 us/step: per-step solve time (QP fast path: mean of its chunk); "
-        "wall us/step and wall s/sim s: (wall - setup) per step and per simulated second; "
-        "mean iter: IPOPT iterations (qp: QP solves) per step, 0 for predicted steps; "
-        "/ qp compiled: median time per step over qp compiled's, same repetition, median of "
-        "the ratios (the nlp fixed h row is the NLP/QP ratio at equal h); dx to nlp: largest "
-        "distance of a body's origin from where nlp fixed h put it, same repetition (qp rows; "
-        "tests/test_qp.py checks <= 1e-6 m over 1 s except on the chaotic revolute).\n\n"
-        "## Targets\n\n" + targets_table(verdicts)
-    )
-
-
-# --- machine and files ----------------------------------------------------------------------
 def _jsonable(obj: Any) -> Any:
     """NaN and infinities become null (strict JSON); containers are converted recursively."""
     if isinstance(obj, float):

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from ..errors import InputError
 from ..model.case import Case
 from ..validation import short_repr
-from .study_report import Study
+from .study import Study
 
 T = TypeVar("T")
 

@@ -5,7 +5,9 @@ on a Dask distributed cluster, each written in the normal result format.
 ...          RunSpec("loose", "pendulum", {"joint": "clearance"}, t_end=1.0)]
 >>> outcomes = run_specs(specs, "results/my-study", workers=2)       # doctest: +SKIP
 
-`run_specs` (apps/study_run.py) executes them. A run is reused (not recomputed) when
+A Study names a family of RunSpecs and the analysis of their results; studies are found like
+cases, through the entry point group "nlpmbd.studies" (apps/registry.py). `run_specs`
+(apps/study_run.py) executes RunSpecs. A run is reused (not recomputed) when
 DIR/runs/LABEL/ holds a completed result of the same spec. A failed run is reported in its
 RunOutcome and does not stop the others.
 """
@@ -14,17 +16,20 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..model.case import Parameter
 from ..run.option_groups import flat_fields
 from ..validation import name_string, short_repr
 
 Stop = Callable[[], bool]
+#: A study's results by run label (None for a run that did not complete).
+Results = Mapping[str, Any]
+Analyse = Callable[[Mapping[str, Any], list["RunSpec"], Results, Path], list[dict[str, Any]]]
 
 
 @dataclass(frozen=True, init=False)
@@ -93,47 +98,6 @@ def run_directory(root: str | os.PathLike, spec: RunSpec) -> Path:
     return Path(root) / "runs" / spec.label
 
 
-def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
-    """Run one spec and write DIR/runs/LABEL/. Never raises but for KeyboardInterrupt: a
-    failure becomes the outcome (the partial result of a solver failure is written first)."""
-    from ..errors import SolverFailure
-    from ..run.options import SimulationOptions
-    from ..run.simulate import simulate
-    from .registry import get_case
-
-    out = run_directory(root, spec)
-    tic = time.perf_counter()
-
-    def outcome(status: str, message: str = "", result: Any = None) -> RunOutcome:
-        cost = {}
-        if result is not None:
-            cost = {
-                "iterations": int(result.iterations.sum()),
-                "solve_time": float(result.solve_time.sum()),
-            }
-        return RunOutcome(
-            spec.label, status, str(out), message, wall_time=time.perf_counter() - tic, **cost
-        )
-
-    try:
-        case = get_case(spec.case)
-        system, params = case.build(spec.params)
-        options = SimulationOptions(**spec.simulation_options(case))
-        meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
-        result = simulate(system, options, meta=meta, stop=stop)
-    except SolverFailure as err:
-        if err.partial is None:
-            return outcome("failed", str(err))
-        err.partial.meta["spec"] = spec.as_dict()
-        err.partial.save(out)
-        interrupted = err.partial.meta.get("message") == "interrupted"
-        return outcome("interrupted" if interrupted else "failed", str(err))
-    except Exception as err:  # a study reports every failure and goes on with the others
-        return outcome("failed", f"{type(err).__name__}: {err}")
-    result.save(out)
-    return outcome("ok", result=result)
-
-
 def reusable(spec: RunSpec, root: str | os.PathLike) -> RunOutcome | None:
     """The outcome of an earlier completed run of exactly this spec in root, if any."""
     from ..io.result import SimulationResult
@@ -153,3 +117,16 @@ def reusable(spec: RunSpec, root: str | os.PathLike) -> RunOutcome | None:
         solve_time=float(result.solve_time.sum()),
         wall_time=float(result.meta.get("wall_time", 0.0)),
     )
+
+
+@dataclass(frozen=True)
+class Study:
+    """`specs(parameters)` declares the runs; `analyse(parameters, specs, results, out)` draws
+    figures into `out` and returns one table row per run ({"run": label, ...}); a run that did
+    not complete has the result None."""
+
+    name: str
+    description: str
+    parameters: tuple[Parameter, ...]
+    specs: Callable[[Mapping[str, Any]], list[RunSpec]]
+    analyse: Analyse

@@ -1,6 +1,5 @@
-"""A named study: parameters, the RunSpecs they give, and the analysis that turns the finished
-runs into a table and figures. Studies are found like cases, through the entry point group
-"nlpmbd.studies" (apps/registry.py); `run_study` runs one into a checked, locked directory."""
+"""Running a named Study (apps/study.py) into a checked, locked directory: its runs, then its
+table (one row per run, however it ended), figures and study.json."""
 
 from __future__ import annotations
 
@@ -8,33 +7,17 @@ import csv
 import io
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..io.outdir import OutputLock, atomic_write, prepare_output
 from ..io.result import SimulationResult
-from ..model.case import Parameter, resolve_parameters
+from ..model.case import resolve_parameters
 from .signals import StopFlag
-from .study import RunOutcome, RunSpec
+from .study import RunOutcome, RunSpec, Study
 from .study_run import run_specs
-
-Results = Mapping[str, SimulationResult | None]
-Analyse = Callable[[Mapping[str, Any], list[RunSpec], Results, Path], list[dict[str, Any]]]
-
-
-@dataclass(frozen=True)
-class Study:
-    """`specs(parameters)` declares the runs; `analyse(parameters, specs, results, out)` draws
-    figures into `out` and returns one table row per run ({"run": label, ...}); a run that did
-    not complete has the result None."""
-
-    name: str
-    description: str
-    parameters: tuple[Parameter, ...]
-    specs: Callable[[Mapping[str, Any]], list[RunSpec]]
-    analyse: Analyse
 
 
 @dataclass

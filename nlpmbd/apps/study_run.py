@@ -11,17 +11,60 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from ..validation import short_repr
-from .study import RunOutcome, RunSpec, Stop, execute, reusable
+from .study import RunOutcome, RunSpec, Stop, reusable, run_directory
 from .study_progress import StudyProgress
 
 #: How often a waiting study looks at its stop flag (s).
 POLL = 0.2
+
+
+def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
+    """Run one spec and write DIR/runs/LABEL/. Never raises but for KeyboardInterrupt: a
+    failure becomes the outcome (the partial result of a solver failure is written first)."""
+    from ..errors import SolverFailure
+    from ..run.options import SimulationOptions
+    from ..run.simulate import simulate
+    from .registry import get_case
+
+    out = run_directory(root, spec)
+    tic = time.perf_counter()
+
+    def outcome(status: str, message: str = "", result: Any = None) -> RunOutcome:
+        cost = {}
+        if result is not None:
+            cost = {
+                "iterations": int(result.iterations.sum()),
+                "solve_time": float(result.solve_time.sum()),
+            }
+        return RunOutcome(
+            spec.label, status, str(out), message, wall_time=time.perf_counter() - tic, **cost
+        )
+
+    try:
+        case = get_case(spec.case)
+        system, params = case.build(spec.params)
+        options = SimulationOptions(**spec.simulation_options(case))
+        meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
+        result = simulate(system, options, meta=meta, stop=stop)
+    except SolverFailure as err:
+        if err.partial is None:
+            return outcome("failed", str(err))
+        err.partial.meta["spec"] = spec.as_dict()
+        err.partial.save(out)
+        interrupted = err.partial.meta.get("message") == "interrupted"
+        return outcome("interrupted" if interrupted else "failed", str(err))
+    except Exception as err:  # a study reports every failure and goes on with the others
+        return outcome("failed", f"{type(err).__name__}: {err}")
+    result.save(out)
+    return outcome("ok", result=result)
 
 
 def backend(

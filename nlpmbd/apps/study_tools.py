@@ -4,16 +4,15 @@ complete) and must tabulate every spec, drawing only the runs that completed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import InputError
 from ..io.result import SimulationResult
 from ..model.case import Parameter
-from .study import RunSpec
+from .study import Results, RunSpec
 
-Results = Mapping[str, SimulationResult | None]
 COLORS = (
     "tab:blue",
     "tab:orange",
@@ -82,3 +81,13 @@ def t_end_parameter(default: float) -> Parameter:
     return Parameter(
         "t_end", default, "simulated time of every run", float, low=0.0, low_open=True, unit="s"
     )
+
+
+def resolved(r: SimulationResult) -> str:
+    """ "yes", or "no: " and the first validity warning of the run (run/validity.py): a run that
+    finished without resolving its motion (e.g. a clearance the step cannot resolve)."""
+    warnings = list(r.meta.get("warnings", []))
+    if not warnings:
+        return "yes"
+    first = warnings[0]
+    return "no: " + (first if len(first) <= 120 else first[:117] + "...")

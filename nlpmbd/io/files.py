@@ -17,7 +17,7 @@ import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,9 +26,6 @@ from ..validation import error_reason
 from .outdir import atomic_write
 from .schema import FORMAT_VERSION, SCHEMA
 from .validate import check_arrays, check_meta
-
-if TYPE_CHECKING:
-    from .result import SimulationResult
 
 #: Name of the copy of meta.json stored inside result.npz (a 0-d string array).
 EMBEDDED_META = "meta_json"
@@ -58,12 +55,13 @@ def checksum(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def save_result(result: SimulationResult, directory: str | os.PathLike) -> Path:
+def write_result(
+    directory: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+) -> Path:
     """Write DIR/result.npz, then DIR/meta.json (see the module docstring)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    arrays = result.arrays()
-    meta = dict(result.meta, format_version=FORMAT_VERSION, summary=result.summary())
+    meta = dict(meta, format_version=FORMAT_VERSION)
     # the checksum is taken over the metadata as it reads back from JSON
     meta = json.loads(json.dumps(meta, default=json_default))
     meta.pop("digest", None)
@@ -75,11 +73,9 @@ def save_result(result: SimulationResult, directory: str | os.PathLike) -> Path:
     return d
 
 
-def load_result(directory: str | os.PathLike) -> SimulationResult:
-    """The result in DIR; InputError (one line naming the file and key) if it is not one a run
-    could have written."""
-    from .result import SimulationResult
-
+def read_result(directory: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, meta) of the result in DIR; InputError (one line naming the file and key) if it
+    is not one a run could have written."""
     d = Path(directory)
     if not d.is_dir():
         what = "does not exist" if not d.exists() else "is not a directory"
@@ -98,7 +94,7 @@ def load_result(directory: str | os.PathLike) -> SimulationResult:
         )
     check_meta(meta, d)
     check_arrays(arrays, meta, d)
-    return SimulationResult(**arrays, meta=meta)
+    return arrays, meta
 
 
 def _read_npz(d: Path) -> tuple[dict[str, np.ndarray], str]:

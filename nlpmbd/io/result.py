@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.clearance import gap_fractions
+from .files import read_result, write_result
 from .schema import SCHEMA
 
 
@@ -142,17 +143,14 @@ class SimulationResult:
     # --- files --------------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> Path:
         """Write DIR/result.npz and DIR/meta.json (io/files.py)."""
-        from .files import save_result
-
-        return save_result(self, directory)
+        return write_result(directory, self.arrays(), dict(self.meta, summary=self.summary()))
 
     @classmethod
     def load(cls, directory: str | os.PathLike) -> SimulationResult:
         """Read and validate a result directory (io/files.py); InputError if it is not one a
         run could have written."""
-        from .files import load_result
-
-        return load_result(directory)
+        arrays, meta = read_result(directory)
+        return cls(**arrays, meta=meta)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array by name, in schema order."""

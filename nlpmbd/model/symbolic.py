@@ -48,7 +48,7 @@ class SymbolicModel:
     Phi_eq: ca.Function  # (q, t) -> equalities (E)
     Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
     Phi_eq_t: ca.Function  # (q, t) -> (E)
-    contact: ca.Function  # (q) -> normals (3, M), points (3, M)
+    contact: ca.Function  # (q) -> directions (3, M), points (3, M) of the hard contacts
     energy: ca.Function  # (q, v) -> [kinetic, potential]
     joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
     mu: np.ndarray  # (M,) kinetic friction coefficient per gap
@@ -89,71 +89,27 @@ class SymbolicModel:
         q = ca.SX.sym("q", 7 * N)
         v = ca.SX.sym("v", 6 * N)
         t = ca.SX.sym("t")
-        poses, states, T_blocks = {}, {}, []
-        S_parts, Q_parts, kinetic, potential = [], [], 0, 0
-        g = ca.DM(system.gravity)
-        for k, body in enumerate(system.bodies):
-            r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
-            rd, w = v[6 * k : 6 * k + 3], v[6 * k + 3 : 6 * k + 6]
-            pose = Pose(r, rotation_matrix(p))
-            poses[body] = pose
-            states[body] = BodyState(pose, rd, w)
-            J = ca.DM(body.inertia)
-            S_parts += [ca.SX.zeros(3, 1), ca.cross(w, J @ w)]
-            Q_parts.append([body.mass * g, ca.SX.zeros(3, 1)])
-            # q_dot = T(q) v: r_dot = r_dot, p_dot = 1/2 G(p)^T w'
-            T_blocks.append(ca.diagcat(ca.SX.eye(3), 0.5 * g_matrix(p).T))
-            kinetic += 0.5 * body.mass * ca.dot(rd, rd) + 0.5 * ca.dot(w, J @ w)
-            potential += -body.mass * ca.dot(g, r)
-        for load in system.loads:
-            if isinstance(load, (Force, Torque)):
-                parts = [(load.body, *load.generalized(t, states[load.body]))]
-            else:  # a spring-damper between two bodies
-                parts = load.generalized(t, states)
-            for body, F, tau in parts:
-                k = system.body_index(body)
-                Q_parts[k][0] = Q_parts[k][0] + F
-                Q_parts[k][1] = Q_parts[k][1] + tau
-        T = ca.diagcat(*T_blocks)
-        pose_map = Poses(poses)
-
-        gap_list, eq_list, frames = [], [], []
-        for joint in system.joints:
-            gj = joint.gaps(pose_map)
-            ej = joint.equalities(pose_map, t)
-            if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
-                raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
-            eq_list += ej
-            if joint.n_gap and not joint.compliant:
-                gap_list += gj
-                # reports give the force on the joint's moving body: the child, or the parent
-                # when the child is GROUND (then the force on it is opposite)
-                sign = -1.0 if joint.child is GROUND else 1.0
-                frames += contact_kinematics(joint, pose_map, states, sign)
-        Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
-        Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
-        slip = slip_jacobian(frames, v)
+        b = _BodyTerms(system, q, v)
+        b.add_loads(system, t)
+        T = ca.diagcat(*b.T_blocks)
+        pose_map = Poses(b.poses)
+        Phi, Phi_eq, frames = _constraints(system, pose_map, b.states, t)
         mu, mu_static, restitution = hard_coefficients(system)
-        compliant, n_compliant = compliant_function(system, q, v, t, pose_map, states)
+        compliant, n_compliant = compliant_function(system, q, v, t, pose_map, b.states)
         normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
         points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
-
-        M = np.zeros((6 * N, 6 * N))
-        for k, body in enumerate(system.bodies):
-            M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
-            M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
-
-        Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in Q_parts])
+        Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in b.Q_parts])
         joint_force = _joint_force_function(system, q, t, Phi, Phi_eq)
+        kinetic, potential = b.kinetic, b.potential
         return SymbolicModel(
             n_bodies=N,
             n_gap=Phi.shape[0],
             n_eq=Phi_eq.shape[0],
             n_joints=len(system.joints),
-            M=M,
+            M=mass_matrix(system),
             gravity=np.asarray(system.gravity, float),
-            masses=np.array([b.mass for b in system.bodies]),
-            S=ca.Function("S", [q, v], [ca.vertcat(*S_parts)]),
+            masses=np.array([body.mass for body in system.bodies]),
+            S=ca.Function("S", [q, v], [ca.vertcat(*b.S_parts)]),
             Q=ca.Function("Q_A", [t, q, v], [Q]),
             Phi=ca.Function("Phi", [q], [Phi]),
             Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
@@ -167,21 +123,91 @@ class SymbolicModel:
             mu=mu,
             mu_static=mu_static,
             restitution=restitution,
-            slip=ca.Function("slip", [q], [slip]),
+            slip=ca.Function("slip", [q], [slip_jacobian(frames, v)]),
             n_compliant=n_compliant,
-            gap_joint=np.array(
-                [i for i, j in enumerate(system.joints) if not j.compliant for _ in j.gap_labels],
-                dtype=int,
-            ),
-            compliant_joint=np.array(
-                [i for i, j in enumerate(system.joints) if j.compliant for _ in j.gap_labels],
-                dtype=int,
-            ),
+            gap_joint=_gap_owner(system, compliant=False),
+            compliant_joint=_gap_owner(system, compliant=True),
             compliant=compliant,
             report=_report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
         )
+
+
+class _BodyTerms:
+    """Per body, in body order: pose and state (what joints and loads see), the blocks of T(q)
+    (q_dot = T v: r_dot = r_dot, p_dot = 1/2 G(p)^T w'), gyroscopic terms, gravity, and the
+    kinetic and potential energy."""
+
+    def __init__(self, system: System, q: ca.SX, v: ca.SX) -> None:
+        self.poses: dict = {}
+        self.states: dict = {}
+        self.T_blocks: list = []
+        self.S_parts: list = []
+        self.Q_parts: list = []
+        self.kinetic: ca.SX | float = 0
+        self.potential: ca.SX | float = 0
+        g = ca.DM(system.gravity)
+        for k, body in enumerate(system.bodies):
+            r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]
+            rd, w = v[6 * k : 6 * k + 3], v[6 * k + 3 : 6 * k + 6]
+            pose = Pose(r, rotation_matrix(p))
+            self.poses[body] = pose
+            self.states[body] = BodyState(pose, rd, w)
+            J = ca.DM(body.inertia)
+            self.S_parts += [ca.SX.zeros(3, 1), ca.cross(w, J @ w)]
+            self.Q_parts.append([body.mass * g, ca.SX.zeros(3, 1)])
+            self.T_blocks.append(ca.diagcat(ca.SX.eye(3), 0.5 * g_matrix(p).T))
+            self.kinetic += 0.5 * body.mass * ca.dot(rd, rd) + 0.5 * ca.dot(w, J @ w)
+            self.potential += -body.mass * ca.dot(g, r)
+
+    def add_loads(self, system: System, t: ca.SX) -> None:
+        """The applied forces and torques, and spring-dampers between bodies."""
+        for load in system.loads:
+            if isinstance(load, (Force, Torque)):
+                parts = [(load.body, *load.generalized(t, self.states[load.body]))]
+            else:  # a spring-damper between two bodies
+                parts = load.generalized(t, self.states)
+            for body, F, tau in parts:
+                k = system.body_index(body)
+                self.Q_parts[k][0] = self.Q_parts[k][0] + F
+                self.Q_parts[k][1] = self.Q_parts[k][1] + tau
+
+
+def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
+    """(gaps of the hard contacts, equalities, contact frames) of every joint, in joint order."""
+    gap_list, eq_list, frames = [], [], []
+    for joint in system.joints:
+        gj = joint.gaps(poses)
+        ej = joint.equalities(poses, t)
+        if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
+            raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
+        eq_list += ej
+        if joint.n_gap and not joint.compliant:
+            gap_list += gj
+            # reports give the force on the joint's moving body: the child, or the parent
+            # when the child is GROUND (then the force on it is opposite)
+            sign = -1.0 if joint.child is GROUND else 1.0
+            frames += contact_kinematics(joint, poses, states, sign)
+    Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
+    Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
+    return Phi, Phi_eq, frames
+
+
+def mass_matrix(system: System) -> np.ndarray:
+    """The constant block-diagonal mass matrix (6N, 6N): m I and J' per body."""
+    N = system.n_bodies
+    M = np.zeros((6 * N, 6 * N))
+    for k, body in enumerate(system.bodies):
+        M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
+        M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
+    return M
+
+
+def _gap_owner(system: System, compliant: bool) -> np.ndarray:
+    """Per gap (hard contacts, or compliant ones), the index of its joint in system.joints."""
+    owners = [i for i, j in enumerate(system.joints) if j.compliant == compliant]
+    return np.array([i for i in owners for _ in system.joints[i].gap_labels], dtype=int)
 
 
 def _report_function(

@@ -19,6 +19,12 @@ class Progress:
                 initial=initial,
             )
 
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def update(self, dt: float) -> None:
         if self._bar is not None:
             self._bar.update(dt)

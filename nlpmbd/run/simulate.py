@@ -12,6 +12,7 @@ from ..model.system import System
 from .options import SimulationOptions
 from .progress import Progress
 from .run import Run
+from .state import RunState
 
 
 def simulate(
@@ -51,28 +52,40 @@ def simulate(
     run = Run(system, options, meta, force)
     state = run.start(resume)
     every = options.output.checkpoint_every if checkpoint_every is None else checkpoint_every
-    last_checkpoint = time.perf_counter()
-    bar = Progress(progress, options.time.t_end, state.t)
-    try:
-        run.prepare(state)
-        run.info["setup_time"] = time.perf_counter() - wall0  # includes any C compilation
-        advance = run.stepper.chunk if run.stepper.runner else run.stepper.python_step
-        end = options.time.t_end - run.end_tolerance
-        while state.t < end:
-            bar.update(advance(state))
-            if on_step is not None:
-                on_step(state.step, state.t)
-            if checkpoint is not None and time.perf_counter() - last_checkpoint >= every:
-                checkpoint(run.finish(state, False, "checkpoint", wall0))
-                last_checkpoint = time.perf_counter()
-            if stop is not None and stop():
-                raise KeyboardInterrupt
-    except SolverFailure as err:
-        err.partial = run.finish(state, False, str(err), wall0)
-        raise
-    except KeyboardInterrupt as err:
-        partial = run.finish(state, False, "interrupted", wall0)
-        raise SolverFailure("interrupted by the user", partial) from err
-    finally:
-        bar.close()
+    with Progress(progress, options.time.t_end, state.t) as bar:
+        try:
+            run.prepare(state)
+            run.info["setup_time"] = time.perf_counter() - wall0  # with any C compilation
+            _advance(run, state, bar, on_step, checkpoint, every, stop, wall0)
+        except SolverFailure as err:
+            err.partial = run.finish(state, False, str(err), wall0)
+            raise
+        except KeyboardInterrupt as err:
+            partial = run.finish(state, False, "interrupted", wall0)
+            raise SolverFailure("interrupted by the user", partial) from err
     return run.finish(state, True, "completed", wall0)
+
+
+def _advance(
+    run: Run,
+    state: RunState,
+    bar: Progress,
+    on_step: Callable[[int, float], None] | None,
+    checkpoint: Callable[[SimulationResult], None] | None,
+    every: float,
+    stop: Callable[[], bool] | None,
+    wall0: float,
+) -> None:
+    """Step (or chunk) to t_end, with the callbacks between steps."""
+    advance = run.stepper.chunk if run.stepper.runner else run.stepper.python_step
+    end = run.options.time.t_end - run.end_tolerance
+    last_checkpoint = time.perf_counter()
+    while state.t < end:
+        bar.update(advance(state))
+        if on_step is not None:
+            on_step(state.step, state.t)
+        if checkpoint is not None and time.perf_counter() - last_checkpoint >= every:
+            checkpoint(run.finish(state, False, "checkpoint", wall0))
+            last_checkpoint = time.perf_counter()
+        if stop is not None and stop():
+            raise KeyboardInterrupt

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study import Study
 
 from .clearance_sweep import CLEARANCE_SWEEP
 from .ideal_vs_clearance import IDEAL_VS_CLEARANCE

@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec
-from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study import RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -18,6 +17,7 @@ from nlpmbd.apps.study_tools import (
     floats,
     impacts,
     penetration,
+    resolved,
     t_end_parameter,
 )
 from nlpmbd.model.case import Parameter
@@ -38,70 +38,56 @@ def _cs_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     return specs
 
 
+def _cs_figures(p, ok, dev, style, out: Path) -> None:
+    loose = [(s, r) for s, r in ok if s.label != "ideal"]
+    deviations = [
+        Curve(s.label, r.t, dev[s.label], style[s.label]) for s, r in loose if s.label in dev
+    ]
+    forces = [
+        Curve(s.label, r.t, np.linalg.norm(r.force_of("pin"), axis=1), style[s.label])
+        for s, r in ok
+    ]
+    save_panels(
+        out / "deviation.png",
+        f"{p['case']}: clearance sweep",
+        [Panel("|r - r_ideal| (m)", deviations, log=True), Panel("|joint force| (N)", forces)],
+    )
+    drawn = [(s, r) for s, r in loose if s.label in dev]
+    if drawn:
+        curve = Curve(
+            "max deviation",
+            np.array([s.params["clearance"] for s, _ in drawn]),
+            np.array([dev[s.label].max() for s, _ in drawn]),
+            {"marker": "o"},
+        )
+        panel = Panel(
+            "max |r - r_ideal| (m)", [curve], log=True, xlabel="clearance c (m)", logx=True
+        )
+        save_panels(
+            out / "deviation_vs_clearance.png", f"{p['case']}: convergence to ideal", [panel]
+        )
+
+
 def _cs_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
     ideal = results.get("ideal")
     ok = completed(results, specs)
     style = {s.label: {"color": COLORS[i % len(COLORS)]} for i, s in enumerate(specs)}
     dev = {s.label: deviation(r, ideal) for s, r in ok} if ideal is not None else {}
-    loose = [(s, r) for s, r in ok if s.label != "ideal"]
-    save_panels(
-        out / "deviation.png",
-        f"{p['case']}: clearance sweep",
-        [
-            Panel(
-                "|r - r_ideal| (m)",
-                [
-                    Curve(s.label, r.t, dev[s.label], style[s.label])
-                    for s, r in loose
-                    if s.label in dev
-                ],
-                log=True,
-            ),
-            Panel(
-                "|joint force| (N)",
-                [
-                    Curve(s.label, r.t, np.linalg.norm(r.force_of("pin"), axis=1), style[s.label])
-                    for s, r in ok
-                ],
-            ),
-        ],
-    )
-    if dev and loose:
-        cs = [s.params["clearance"] for s, _ in loose]
-        save_panels(
-            out / "deviation_vs_clearance.png",
-            f"{p['case']}: convergence to ideal",
-            [
-                Panel(
-                    "max |r - r_ideal| (m)",
-                    [
-                        Curve(
-                            "max deviation",
-                            np.array(cs),
-                            np.array([dev[s.label].max() for s, _ in loose]),
-                            {"marker": "o"},
-                        )
-                    ],
-                    log=True,
-                    xlabel="clearance c (m)",
-                    logx=True,
-                )
-            ],
-        )
+    _cs_figures(p, ok, dev, style, out)
     rows = []
     for s in specs:
         r = results.get(s.label)
+        force = float(np.linalg.norm(r.force_of("pin"), axis=1).max()) if r else ""
         rows.append(
             {
                 "run": s.label,
                 "clearance (m)": s.params.get("clearance", 0.0) if s.label != "ideal" else 0.0,
-                "peak joint force (N)": float(np.linalg.norm(r.force_of("pin"), axis=1).max())
-                if r
-                else "",
+                "peak joint force (N)": force,
                 "max deviation from ideal (m)": float(dev[s.label].max()) if s.label in dev else "",
                 "energy loss (J)": -energy_change(r) if r else "",
                 "impacts": impacts(r) if r else "",
                 "max penetration / c": penetration(r) if r else "",
+                "resolved": resolved(r) if r else "",
             }
         )
     return rows
@@ -119,7 +105,13 @@ CLEARANCE_SWEEP = Study(
             str,
             choices=("pendulum", "revolute"),
         ),
-        Parameter("clearances", "1e-2,1e-3,1e-4,1e-5", "comma-separated clearances", str, unit="m"),
+        Parameter(
+            "clearances",
+            "1e-2,1e-3,1e-4",
+            "comma-separated clearances (each must be resolved by h: h^2 w^2 L / 2 < c / 2)",
+            str,
+            unit="m",
+        ),
         Parameter("h", 1e-3, "fixed step size", float, low=0.0, low_open=True, unit="s"),
     ),
     _cs_specs,

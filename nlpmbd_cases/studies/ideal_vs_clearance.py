@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec
-from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study import RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -45,13 +44,7 @@ def _ivc_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     ]
 
 
-def _ivc_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
-    style = {}
-    for i, (label, _, _) in enumerate(STEP_SETTINGS):
-        style[f"ideal_{label}"] = {"color": COLORS[i]}
-        style[f"clearance_{label}"] = {"color": COLORS[i], "ls": "--"}
-    ok = completed(results, specs)
-
+def _ivc_figures(ok, style, out: Path) -> None:
     def panels(values, ylabels, log=False):
         return [
             Panel(yl, [Curve(s.label, r.t, f(r), style[s.label]) for s, r in ok], log=log)
@@ -101,6 +94,16 @@ def _ivc_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
             log=True,
         ),
     )
+
+
+def _ivc_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+    style = {}
+    for i, (label, _, _) in enumerate(STEP_SETTINGS):
+        style[f"ideal_{label}"] = {"color": COLORS[i]}
+        style[f"clearance_{label}"] = {"color": COLORS[i], "ls": "--"}
+    ok = completed(results, specs)
+
+    _ivc_figures(ok, style, out)
     cross = {s.label: first_bottom_crossing(r) for s, r in ok}
     rows = []
     for s in specs:

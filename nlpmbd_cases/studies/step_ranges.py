@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec
-from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study import RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nlpmbd.apps.study import RunSpec
-from nlpmbd.apps.study_report import Study
+from nlpmbd.apps.study import RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
