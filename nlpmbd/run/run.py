@@ -21,7 +21,7 @@ from .limits import check_assembly, check_run_size
 from .meta import run_info
 from .option_groups import Codegen, StepControl
 from .options import SimulationOptions
-from .solvers import build_kernel, build_solver
+from .solvers import SolverFactory, build_kernel, build_solver
 from .state import COUNTERS, RunState
 from .stepping import Stepper
 from .validity import RunChecks
@@ -29,7 +29,12 @@ from .validity import RunChecks
 
 class Run:
     def __init__(
-        self, system: System, options: SimulationOptions, meta: dict[str, Any] | None, force: bool
+        self,
+        system: System,
+        options: SimulationOptions,
+        meta: dict[str, Any] | None,
+        force: bool,
+        solver: SolverFactory | None = None,
     ) -> None:
         self.system, self.options = system, options
         q, _ = system.initial_state()
@@ -38,13 +43,16 @@ class Run:
         check_run_size(m, options, force)
         self.checks = RunChecks(system, m)
         self.kernel = build_kernel(m, system.gap_scales, options)
-        solver, self.qp = build_solver(self.kernel, options)
+        if solver is None:
+            step_solver, self.qp = build_solver(self.kernel, options)
+        else:  # a solver of the caller's: the Python loop, no chunks
+            step_solver, self.qp = solver(self.kernel, options), None
         controller = None
         if options.time.step_control is StepControl.CONTROLLER:
             controller = StepController(options, m.M, float(np.sum(m.masses)))
         self.history = History(m)
         self.stepper = Stepper(
-            m, options, solver, self.history, CompliantContacts(m), self.checks, controller
+            m, options, step_solver, self.history, CompliantContacts(m), self.checks, controller
         )
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)

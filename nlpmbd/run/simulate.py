@@ -12,6 +12,7 @@ from ..model.system import System
 from .options import SimulationOptions
 from .progress import Progress
 from .run import Run
+from .solvers import SolverFactory
 from .state import RunState
 
 
@@ -27,6 +28,7 @@ def simulate(
     resume: SimulationResult | None = None,
     stop: Callable[[], bool] | None = None,
     force: bool = False,
+    solver: SolverFactory | None = None,
 ) -> SimulationResult:
     """Simulate `system` from its initial state (or from `resume`) to options.time.t_end.
 
@@ -43,13 +45,15 @@ def simulate(
     output.checkpoint_every) have passed since the last one; `resume` (such a partial result of
     the same system and options) continues the run with the same arrays as an uninterrupted run.
     meta["warnings"] lists the validity checks the result breaks (run/validity.py).
+    `solver(kernel, options)` builds another step solver (a StepSolver of step/solver.py) in
+    place of the one the options choose.
     """
     if not isinstance(options, SimulationOptions):
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
     if not isinstance(system, System):
         raise InputError(f"system must be a System, got {type(system).__name__}")
     wall0 = time.perf_counter()
-    run = Run(system, options, meta, force)
+    run = Run(system, options, meta, force, solver)
     state = run.start(resume)
     every = options.output.checkpoint_every if checkpoint_every is None else checkpoint_every
     with Progress(progress, options.time.t_end, state.t) as bar:

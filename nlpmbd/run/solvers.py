@@ -4,6 +4,8 @@ NLP as its fallback."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..errors import InputError
 from ..model.symbolic import SymbolicModel
 from ..step.config import Formulation, SolverPath
@@ -15,6 +17,9 @@ from ..step.predictor import Predictor
 from ..step.qp import QPStep
 from ..step.solver import StepSolver
 from .options import SimulationOptions
+
+#: Builds a run's step solver from its kernel and options (the `solver` of simulate).
+SolverFactory = Callable[[StepKernel, SimulationOptions], StepSolver]
 
 
 def build_kernel(
