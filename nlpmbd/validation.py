@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -92,7 +91,7 @@ def vector_norm(a: np.ndarray) -> float:
     return scale * float(np.linalg.norm(a / scale))
 
 
-def unit_vector(name: str, value: Sequence[float] | np.ndarray) -> np.ndarray:
+def unit_vector(name: str, value: object) -> np.ndarray:
     """Return a normalised copy of a 3-vector of length >= ZERO_LENGTH."""
     a = finite_array(name, value, (3,))
     if vector_norm(a) < ZERO_LENGTH:

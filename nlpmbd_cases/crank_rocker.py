@@ -120,7 +120,7 @@ def build(params: Mapping[str, Any]) -> System:
     if params["damping"] > 0:
         system.add_load(
             RotationalSpringDamper(
-                "rocker_damper", GROUND, rocker, axis=z, damping=params["damping"]
+                "rocker_damper", GROUND, rocker, axis=(0.0, 0.0, 1.0), damping=params["damping"]
             )
         )
     return system

@@ -22,7 +22,7 @@ from typing import Any
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
 from nlpmbd_joints import RevoluteClearance, RevoluteJoint
 
-PARAMETERS = (
+PARAMETERS: tuple[Parameter, ...] = (
     Parameter("mass", 1.0, "pendulum mass", float, low=0.0, low_open=True, unit="kg"),
     Parameter(
         "cm_x",

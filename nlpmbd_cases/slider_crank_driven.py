@@ -28,7 +28,7 @@ import numpy as np
 
 from nlpmbd import Case, Parameter, System
 from nlpmbd.model.compliant import CompliantContact
-from nlpmbd.model.contact import HardContact
+from nlpmbd.model.contact import ContactLaw, HardContact
 
 from .slider_crank_parts import SliderCrank, build_slider_crank
 
@@ -95,7 +95,7 @@ PARAMETERS = (
 def build(params: Mapping[str, Any]) -> System:
     omega = params["speed"] * 2 * np.pi / 60
     geometry = SliderCrank(**{**GEOMETRY.__dict__, "omega0": omega})
-    contact = None
+    contact: ContactLaw | None = None
     if params["guide"] == "hard":
         contact = HardContact(restitution=params["restitution"], mu=params["mu"])
     elif params["guide"] == "compliant":

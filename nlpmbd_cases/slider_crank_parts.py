@@ -11,7 +11,9 @@ enter planar motion; they are set equal to the in-plane one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import casadi as ca
 import numpy as np
@@ -58,7 +60,17 @@ def pin_positions(g: SliderCrank) -> tuple[np.ndarray, np.ndarray, float]:
     return B, C, phi
 
 
-def _link(system, name, mass, inertia, start, angle, v_start, rate, length) -> RigidBody:
+def _link(
+    system: System,
+    name: str,
+    mass: float,
+    inertia: float,
+    start: np.ndarray,
+    angle: float,
+    v_start: np.ndarray,
+    rate: float,
+    length: float,
+) -> RigidBody:
     """A uniform link in the XY plane starting at `start`, at `angle`, turning at `rate`."""
     centre = start + 0.5 * length * np.array([np.cos(angle), np.sin(angle), 0.0])
     v_centre = v_start + 0.5 * length * rate * np.array([-np.sin(angle), np.cos(angle), 0.0])
@@ -133,6 +145,6 @@ def build_slider_crank(
     return system
 
 
-def sinusoidal_moment(amplitude: float, frequency: float):
+def sinusoidal_moment(amplitude: float, frequency: float) -> Callable[[Any, Any], Any]:
     """P(t) = amplitude sin(frequency t) about Z, for a Torque in global axes."""
     return lambda t, state: [0.0, 0.0, amplitude * ca.sin(frequency * t)]

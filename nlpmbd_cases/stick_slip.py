@@ -24,7 +24,7 @@ import numpy as np
 
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
 from nlpmbd.model.compliant import CompliantContact
-from nlpmbd.model.contact import HardContact
+from nlpmbd.model.contact import ContactLaw, HardContact
 from nlpmbd_joints import PlanarPrismaticClearance
 
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
@@ -66,6 +66,7 @@ def build(params: Mapping[str, Any]) -> System:
     system.add_load(
         Force(slider, lambda t, s: [F * ca.sin(w * t), 0.0, 0.0], point=(0, 0.05, 0), name="drive")
     )
+    law: ContactLaw
     if params["contact"] == "hard":
         law = HardContact(
             restitution=params["restitution"], mu=params["mu"], mu_static=params["mu_static"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
@@ -51,8 +52,8 @@ class CylindricalClearance(Joint):
         name: str,
         hole: Body,
         pin: Body,
-        center,
-        axis,
+        center: ArrayLike,
+        axis: ArrayLike,
         length: float,
         hole_radius: float,
         pin_radius: float,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body
@@ -72,7 +73,12 @@ class DrivingAngle(FramedJoint):
     REDUNDANT_WHEN = "axis"
 
     def __init__(
-        self, name: str, parent: Body, child: Body, motion: TimeFunction, axis=(0.0, 0.0, 1.0)
+        self,
+        name: str,
+        parent: Body,
+        child: Body,
+        motion: TimeFunction,
+        axis: ArrayLike = (0.0, 0.0, 1.0),
     ) -> None:
         super().__init__(name, parent, child)
         _check(name, motion)
@@ -107,8 +113,8 @@ class DrivingCoordinate(FramedJoint):
         parent: Body,
         child: Body,
         motion: TimeFunction,
-        point,
-        axis=(1.0, 0.0, 0.0),
+        point: ArrayLike,
+        axis: ArrayLike = (1.0, 0.0, 0.0),
     ) -> None:
         super().__init__(name, parent, child)
         _check(name, motion)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body
 from nlpmbd.validation import finite_array
@@ -21,7 +22,7 @@ class FixedJoint(FramedJoint):
 
     REDUNDANT_WHEN = "always"
 
-    def __init__(self, name: str, parent: Body, child: Body, point) -> None:
+    def __init__(self, name: str, parent: Body, child: Body, point: ArrayLike) -> None:
         super().__init__(name, parent, child)
         point = finite_array(f"{name}.point", point, (3,))
         self.frame = AxisFrame(name, parent, child, point, (0.0, 0.0, 1.0))

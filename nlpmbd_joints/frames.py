@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
@@ -18,7 +19,9 @@ class AxisFrame:
     """A global point and unit axis at t = 0, with its perpendicular pair, expressed in the
     body-fixed coordinates of a parent and a child body."""
 
-    def __init__(self, joint_name: str, parent: Body, child: Body, point, axis) -> None:
+    def __init__(
+        self, joint_name: str, parent: Body, child: Body, point: ArrayLike, axis: ArrayLike
+    ) -> None:
         try:
             self.point = finite_array("point", point, (3,))
             self.axis = unit_vector("axis", axis)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
@@ -132,7 +133,7 @@ def poincare_points(
 
 
 def guide_forces(
-    result: SimulationResult, joint: str = "guide", axis=(1.0, 0.0, 0.0)
+    result: SimulationResult, joint: str = "guide", axis: ArrayLike = (1.0, 0.0, 0.0)
 ) -> tuple[np.ndarray, np.ndarray]:
     """(normal, friction), each (n+1,): the joint's total contact normal force (N) and its total
     friction force along the unit guide `axis` (N, global; for a guide fixed to the ground).

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
@@ -145,7 +146,7 @@ def crank_moment_figure(results: Results, drive: str = "drive", crank: str = "cr
 
 
 def contact_forces_figure(
-    results: Results, joint: str = "guide", crank: str = "crank", axis=(1.0, 0.0, 0.0)
+    results: Results, joint: str = "guide", crank: str = "crank", axis: ArrayLike = (1.0, 0.0, 0.0)
 ) -> Figure:
     """Two panels over the crank angle (deg) at the start of each step: the joint's total
     contact normal force and its total friction force along the guide `axis` (`guide_forces`),

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
@@ -35,7 +38,7 @@ def save_mechanism_figures(
     half_length: float | None = None,
     stroke: tuple[float, float] | None = None,
     guide_center_y: float = 0.0,
-    axis=(1.0, 0.0, 0.0),
+    axis: ArrayLike = (1.0, 0.0, 0.0),
     dpi: int = 120,
 ) -> list[Path]:
     """Write the figures that apply as DIR/<name>.png (names in `FIGURE_NAMES` order) and return
@@ -44,8 +47,8 @@ def save_mechanism_figures(
     from functools import partial
 
     out = Path(directory)
-    guide = {"clearance": clearance, "guide_center_y": guide_center_y}
-    sizes = {"half_width": half_width, "half_length": half_length, "stroke": stroke}
+    guide: dict[str, Any] = {"clearance": clearance, "guide_center_y": guide_center_y}
+    sizes: dict[str, Any] = {"half_width": half_width, "half_length": half_length, "stroke": stroke}
     makers = {
         "slider_path": None
         if None in (clearance, half_width, half_length)

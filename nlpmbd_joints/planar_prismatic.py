@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_vector
@@ -33,9 +34,9 @@ class PlanarPrismaticJoint(FramedJoint):
         name: str,
         parent: Body,
         child: Body,
-        point,
-        axis=(1.0, 0.0, 0.0),
-        normal=(0.0, 0.0, 1.0),
+        point: ArrayLike,
+        axis: ArrayLike = (1.0, 0.0, 0.0),
+        normal: ArrayLike = (0.0, 0.0, 1.0),
     ) -> None:
         super().__init__(name, parent, child)
         self.frame = AxisFrame(name, parent, child, point, axis)

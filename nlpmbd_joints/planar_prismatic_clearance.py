@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
@@ -41,12 +42,12 @@ class PlanarPrismaticClearance(Joint):
         name: str,
         guide: Body,
         slider: Body,
-        center,
-        axis,
+        center: ArrayLike,
+        axis: ArrayLike,
         length: float,
         width: float,
         clearance: float,
-        normal=(0.0, 0.0, 1.0),
+        normal: ArrayLike = (0.0, 0.0, 1.0),
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, guide, slider, contact)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import casadi as ca
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import GROUND, RigidBody
@@ -28,9 +29,9 @@ class PlaneContact(Joint):
         self,
         name: str,
         body: RigidBody,
-        points,
-        plane_point=(0.0, 0.0, 0.0),
-        normal=(0.0, 1.0, 0.0),
+        points: ArrayLike,
+        plane_point: ArrayLike = (0.0, 0.0, 0.0),
+        normal: ArrayLike = (0.0, 1.0, 0.0),
         contact: ContactLaw | None = None,
     ) -> None:
         if not isinstance(body, RigidBody):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
@@ -16,7 +17,7 @@ DEGENERATE_TOL = 1e-9
 FACES = (("front", -0.5), ("back", 0.5))
 
 
-def _polygon(name: str, vertices) -> tuple[np.ndarray, float]:
+def _polygon(name: str, vertices: ArrayLike) -> tuple[np.ndarray, float]:
     """Checked (N, 2) convex polygon and its orientation (+1 counter-clockwise, -1 clockwise)."""
     bad = InputError(f"{name}.vertices must be an (N, 2) array of numbers")
     V = numeric_array(vertices, bad)
@@ -76,12 +77,12 @@ class PrismaticClearance(Joint):
         name: str,
         guide: Body,
         slider: Body,
-        center,
-        axis,
-        vertices,
+        center: ArrayLike,
+        axis: ArrayLike,
+        vertices: ArrayLike,
         length: float,
         clearance: float,
-        section_x=(1.0, 0.0, 0.0),
+        section_x: ArrayLike = (1.0, 0.0, 0.0),
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, guide, slider, contact)
@@ -90,9 +91,10 @@ class PrismaticClearance(Joint):
         self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
         self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
         sx = finite_array(f"{name}.section_x", section_x, (3,))
-        sx = sx if np.max(np.abs(sx)) < 1e150 else sx / np.max(np.abs(sx))  # no overflow below
+        big = float(np.max(np.abs(sx)))
+        sx = sx if big < 1e150 else sx / big  # no overflow below
         e1 = sx - np.dot(sx, self.axis) * self.axis
-        if np.linalg.norm(e1) <= DEGENERATE_TOL * max(np.linalg.norm(sx), 1e-300):
+        if float(np.linalg.norm(e1)) <= DEGENERATE_TOL * max(float(np.linalg.norm(sx)), 1e-300):
             raise InputError(
                 f"{name}.section_x must be non-zero and not parallel to axis {self.axis.tolist()}, "
                 f"got {sx.tolist()}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import casadi as ca
+from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body, initial_local_point
 from nlpmbd.model.contact import ContactLaw
@@ -39,8 +40,8 @@ class RevoluteClearance(CylindricalClearance):
         name: str,
         hole: Body,
         pin: Body,
-        center,
-        axis,
+        center: ArrayLike,
+        axis: ArrayLike,
         length: float,
         hole_radius: float,
         pin_radius: float,

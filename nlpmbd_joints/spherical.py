@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numpy.typing import ArrayLike
+
 from nlpmbd.model.bodies import Body
 from nlpmbd.validation import finite_array
 
@@ -18,7 +20,7 @@ class SphericalJoint(FramedJoint):
 
     REDUNDANT_WHEN = "point"
 
-    def __init__(self, name: str, parent: Body, child: Body, point) -> None:
+    def __init__(self, name: str, parent: Body, child: Body, point: ArrayLike) -> None:
         super().__init__(name, parent, child)
         point = finite_array(f"{name}.point", point, (3,))
         self.frame = AxisFrame(name, parent, child, point, (0.0, 0.0, 1.0))

@@ -13,13 +13,15 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from .exit_codes import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_WRITE
 
 
-def _print_parameters(parameters) -> None:
+def _print_parameters(parameters: Sequence[Any]) -> None:
     for prm in parameters:
         unit = f" {prm.unit}" if prm.unit else ""
         print(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from ..errors import InputError
@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _number(kind: type, flag: str):
+def _number(kind: type, flag: str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             return kind(text)
@@ -54,7 +54,9 @@ def _help(f: dataclasses.Field) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def add_option_flags(parser: argparse.ArgumentParser, groups: Sequence[str] = tuple(GROUPS)):
+def add_option_flags(
+    parser: argparse.ArgumentParser, groups: Sequence[str] = tuple(GROUPS)
+) -> None:
     """One flag per option of the given groups, default None (= not given)."""
     for name, (group, f) in flat_fields().items():
         if group not in groups or not f.metadata.get("flag", True):

@@ -104,7 +104,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _simulate_into(args, case, system, params, options, partial, out, overlay)
 
 
-def _simulate_into(args, case, system, params, options, partial, out, overlay) -> int:
+def _simulate_into(
+    args: argparse.Namespace,
+    case: Any,
+    system: Any,
+    params: dict,
+    options: Any,
+    partial: SimulationResult | None,
+    out: Path,
+    overlay: tuple[Any, str],
+) -> int:
     from ..run.simulate import simulate
 
     writer = ResultWriter(out)
@@ -133,7 +142,14 @@ def _simulate_into(args, case, system, params, options, partial, out, overlay) -
     return _report(args, case.name, result, failure, writer, overlay)
 
 
-def _report(args, case: str, result, failure, writer: ResultWriter, overlay) -> int:
+def _report(
+    args: argparse.Namespace,
+    case: str,
+    result: SimulationResult | None,
+    failure: SolverFailure | None,
+    writer: ResultWriter,
+    overlay: tuple[Any, str],
+) -> int:
     if writer.error is None and result is not None:
         writer.save(result)
     if writer.error is not None:
@@ -160,7 +176,7 @@ def _report(args, case: str, result, failure, writer: ResultWriter, overlay) -> 
     if failure is not None:
         print(f"nlpmbd: solver failure: {failure}; partial results in {out}", file=sys.stderr)
         return EXIT_SOLVER
-    if not args.quiet:
+    if not args.quiet and result is not None:
         print_summary(result, out)
     return EXIT_OK
 

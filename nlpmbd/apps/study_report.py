@@ -55,7 +55,13 @@ def run_study(
     return report
 
 
-def _report(study, params, specs, outcomes, d: Path) -> StudyReport:
+def _report(
+    study: Study,
+    params: dict[str, Any],
+    specs: list[RunSpec],
+    outcomes: list[RunOutcome],
+    d: Path,
+) -> StudyReport:
     results: dict[str, SimulationResult | None] = {}
     for o in outcomes:
         results[o.label] = SimulationResult.load(o.directory) if o.succeeded else None

@@ -38,7 +38,7 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
     tic = time.perf_counter()
 
     def outcome(status: str, message: str = "", result: Any = None) -> RunOutcome:
-        cost = {}
+        cost: dict[str, Any] = {}
         if result is not None:
             cost = {
                 "iterations": int(result.iterations.sum()),

@@ -35,7 +35,9 @@ class ResultWriter:
         self.saved_t = float(result.t[-1])
         return True
 
-    def figures(self, result: SimulationResult, overlay: tuple[SimulationResult | None, str]):
+    def figures(
+        self, result: SimulationResult, overlay: tuple[SimulationResult | None, str]
+    ) -> None:
         """Draw the figures (OSError if they cannot be written)."""
         from ..plots.figures import plot_result
 
@@ -62,7 +64,7 @@ class ResultWriter:
                 f"with: nlpmbd run {case} --resume {self.out}"
             )
         rescued = self.rescue(result) if result is not None else None
-        if rescued is not None:
+        if rescued is not None and result is not None:
             parts.append(f"the run up to t = {result.t[-1]:.6g} s is saved in {rescued}")
         elif self.saved_t is None:
             parts.append("nothing could be saved")

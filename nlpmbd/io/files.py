@@ -68,7 +68,7 @@ def write_result(
     meta["digest"] = checksum(meta, arrays)
     text = json.dumps(meta, indent=2, sort_keys=True)
     stored = {**arrays, EMBEDDED_META: np.array(text)}
-    atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **stored))
+    atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **stored))  # type: ignore[arg-type]
     atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
     return d
 

@@ -75,7 +75,7 @@ def _check_resume(state: Any, n_compliant: int, d: Path) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise _bad(d, "resume.n_steps", f"must be an integer >= 0, got {n!r}")
     h = state.get("h_next")
-    if not _finite_number(h) or h <= 0:
+    if not (_finite_number(h) and h > 0):  # type: ignore[operator]
         raise _bad(d, "resume.h_next", f"must be a finite step size > 0 s, got {h!r}")
     counters = state.get("counters", {})
     if not isinstance(counters, dict) or not all(

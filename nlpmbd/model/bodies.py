@@ -39,7 +39,7 @@ def _orientation(value: Any) -> np.ndarray:
     try:
         from pyquaternion import Quaternion
     except ImportError:  # pragma: no cover - pyquaternion is a hard dependency
-        Quaternion = ()  # type: ignore[assignment]
+        Quaternion = ()
     if Quaternion and isinstance(value, Quaternion):
         p = np.array([value.w, value.x, value.y, value.z], dtype=float)
     else:
@@ -159,11 +159,13 @@ Body = RigidBody | Ground
 
 def initial_local_point(body: Body, point_global: np.ndarray) -> np.ndarray:
     """Body-frame (or ground) coordinates of a point given globally at t = 0."""
-    return np.asarray(point_global, float) if body is GROUND else body.to_body(point_global)
+    if isinstance(body, RigidBody):
+        return body.to_body(point_global)
+    return np.asarray(point_global, float)
 
 
 def initial_local_vector(body: Body, vector_global: np.ndarray) -> np.ndarray:
     """Body-frame (or ground) components of a vector given globally at t = 0."""
-    return (
-        np.asarray(vector_global, float) if body is GROUND else body.vector_to_body(vector_global)
-    )
+    if isinstance(body, RigidBody):
+        return body.vector_to_body(vector_global)
+    return np.asarray(vector_global, float)

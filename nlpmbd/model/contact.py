@@ -54,7 +54,7 @@ class HardContact(ContactLaw):
 
     restitution: float = 0.0
     mu: float = 0.0
-    mu_static: float | None = None  # None: the same as mu
+    mu_static: float = None  # type: ignore[assignment]  # None: the same as mu
 
     def __post_init__(self) -> None:
         object.__setattr__(

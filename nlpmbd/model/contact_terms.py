@@ -9,8 +9,11 @@ projected on the tangent plane: D_j(q) v with D_j = (I - d_j d_j^T) W_j(q), a (3
 
 from __future__ import annotations
 
+from typing import Any
+
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .bodies import GROUND
 from .contact import ForceLaw, HardContact
@@ -18,7 +21,7 @@ from .pose import BodyState, Poses
 from .system import System
 
 
-def _point_velocity(state: BodyState | None, x) -> ca.SX:
+def _point_velocity(state: BodyState | None, x: ArrayLike) -> ca.SX:
     """Global velocity of the body's material point now at global position x (0 for ground)."""
     if state is None:
         return ca.SX.zeros(3, 1)
@@ -33,7 +36,7 @@ def _moving(joint):
     return joint.child, joint.parent
 
 
-def contact_kinematics(joint, poses: Poses, states: dict, sign: float):
+def contact_kinematics(joint: Any, poses: Poses, states: dict, sign: float) -> list[tuple]:
     """Per gap of `joint`: (direction d on the moving body, point x, relative velocity at x)."""
     b1, b2 = _moving(joint)
     out = []
@@ -47,7 +50,8 @@ def hard_coefficients(system: System) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """Per hard gap: (mu, mu_static, restitution)."""
     rows = []
     for j in system.hard_joints:
-        c: HardContact = j.contact
+        c = j.contact
+        assert isinstance(c, HardContact)
         rows += [(c.mu, c.mu_static, c.restitution)] * j.n_gap
     a = np.array(rows, dtype=float).reshape(-1, 3)
     return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
@@ -63,7 +67,9 @@ def slip_jacobian(frames: list, v: ca.SX) -> ca.SX:
     return ca.jacobian(ca.vertcat(*rows), v)
 
 
-def compliant_function(system: System, q, v, t, poses: Poses, states: dict) -> tuple:
+def compliant_function(
+    system: System, q: ca.SX, v: ca.SX, t: ca.SX, poses: Poses, states: dict
+) -> tuple:
     """(Function (t, q, v, z) -> generalised force (6N), gap (C), rate (C), normal force (C),
     force vectors on the moving bodies (3, C), points (3, C); number of contacts C).
     z holds each contact's penetration speed when it began (the stepper keeps it)."""

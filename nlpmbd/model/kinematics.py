@@ -10,11 +10,14 @@ Works on CasADi SX and MX alike.
 
 from __future__ import annotations
 
+from typing import Any
+
 import casadi as ca
 
 from .rotation import g_matrix
 
-Sym = ca.SX | ca.MX
+#: A CasADi expression (SX or MX).
+Sym = Any
 
 
 def normalized(q: Sym, renormalize: bool = True) -> tuple[Sym, Sym]:

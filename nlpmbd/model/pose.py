@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .bodies import GROUND, Body, RigidBody
+from .bodies import Body, RigidBody
 
 
 @dataclass(frozen=True)
@@ -17,11 +18,11 @@ class Pose:
     r: ca.SX
     A: ca.SX
 
-    def point(self, s_local) -> ca.SX:
+    def point(self, s_local: ArrayLike) -> ca.SX:
         """Global position of the body-fixed point with body-frame offset s' [eq. 33]."""
         return self.r + self.A @ ca.DM(np.asarray(s_local, float))
 
-    def vector(self, a_local) -> ca.SX:
+    def vector(self, a_local: ArrayLike) -> ca.SX:
         """Global components of a body-fixed vector a'."""
         return self.A @ ca.DM(np.asarray(a_local, float))
 
@@ -45,10 +46,10 @@ class BodyState:
     def rotation(self) -> ca.SX:
         return self.pose.A
 
-    def point(self, s_local) -> ca.SX:
+    def point(self, s_local: ArrayLike) -> ca.SX:
         return self.pose.point(s_local)
 
-    def point_velocity(self, s_local) -> ca.SX:
+    def point_velocity(self, s_local: ArrayLike) -> ca.SX:
         """Global velocity of a body-fixed point: r_dot + A (w' x s')."""
         s = ca.DM(np.asarray(s_local, float))
         return self.velocity + self.pose.A @ ca.cross(self.angular_velocity, s)
@@ -61,4 +62,4 @@ class Poses:
         self._table = table
 
     def __getitem__(self, body: Body) -> Pose:
-        return GROUND_POSE if body is GROUND else self._table[body]
+        return self._table[body] if isinstance(body, RigidBody) else GROUND_POSE

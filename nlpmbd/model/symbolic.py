@@ -9,12 +9,13 @@ from it (step/kernel.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import casadi as ca
 import numpy as np
 
 from ..errors import InputError
-from .bodies import GROUND
+from .bodies import GROUND, RigidBody
 from .contact_terms import (
     compliant_function,
     contact_kinematics,
@@ -164,11 +165,13 @@ class _BodyTerms:
     def add_loads(self, system: System, t: ca.SX) -> None:
         """The applied forces and torques, and spring-dampers between bodies."""
         for load in system.loads:
+            parts: list[tuple[Any, Any, Any]]
             if isinstance(load, (Force, Torque)):
                 parts = [(load.body, *load.generalized(t, self.states[load.body]))]
             else:  # a spring-damper between two bodies
                 parts = load.generalized(t, self.states)
             for body, F, tau in parts:
+                assert isinstance(body, RigidBody)  # loads act on bodies; ground takes none
                 k = system.body_index(body)
                 self.Q_parts[k][0] = self.Q_parts[k][0] + F
                 self.Q_parts[k][1] = self.Q_parts[k][1] + tau
@@ -211,7 +214,16 @@ def _gap_owner(system: System, compliant: bool) -> np.ndarray:
 
 
 def _report_function(
-    q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force: ca.Function
+    q: Any,
+    v: Any,
+    t: Any,
+    Phi: Any,
+    Phi_eq: Any,
+    kinetic: Any,
+    potential: Any,
+    normals: Any,
+    points: Any,
+    joint_force: ca.Function,
 ) -> ca.Function:
     """One call per recorded time point (the stepping loop's hot path): gaps, |Phi_eq|,
     [kinetic, potential, total], contact directions and points (3, M), joint forces (3, J)."""
@@ -231,7 +243,7 @@ def _report_function(
     )
 
 
-def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
+def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any) -> ca.Function:
     """Translational constraint force of each joint on its child body (global, N):
     -(dc/dr_child)^T mu summed over the joint's gaps and equalities (FORMULATION.md section 3).
     A joint whose child is GROUND reports the force on its parent instead (the moving body)."""
@@ -242,7 +254,8 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
         gaps = slice(i_gap, i_gap + (0 if joint.compliant else joint.n_gap))
         eqs = slice(i_eq, i_eq + joint.n_eq)
         i_gap, i_eq = gaps.stop, eqs.stop
-        body = joint.child if joint.child is not GROUND else joint.parent
+        body = joint.child if isinstance(joint.child, RigidBody) else joint.parent
+        assert isinstance(body, RigidBody)
         k = system.body_index(body)
         r = q[7 * k : 7 * k + 3]
         force = ca.SX.zeros(3, 1)
@@ -255,7 +268,7 @@ def _joint_force_function(system: System, q, t, Phi, Phi_eq) -> ca.Function:
     return ca.Function("joint_force", [q, t, lam, lam_eq], [out])
 
 
-def _curvature_function(Phi: ca.Function, q, v) -> ca.Function:
+def _curvature_function(Phi: ca.Function, q: Any, v: Any) -> ca.Function:
     """Second derivative of the gaps along the position update with velocity v:
     d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
     renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..validation import finite_array, short_repr
@@ -31,7 +32,7 @@ class System:
     >>> body = sys.add_body(RigidBody("link", 1.0, (1e-3, 1e-2, 1e-2)))
     """
 
-    def __init__(self, gravity=(0.0, -9.81, 0.0)) -> None:
+    def __init__(self, gravity: ArrayLike = (0.0, -9.81, 0.0)) -> None:
         self.gravity = finite_array("gravity", gravity, (3,))
         self.bodies: list[RigidBody] = []
         self.joints: list[Joint] = []

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -150,7 +150,9 @@ def _per_body(
         _note(axes[0], "no bodies")
 
 
-def _dashed(ax: Axes, over: tuple[SimulationResult, str], y: np.ndarray, line, name) -> None:
+def _dashed(
+    ax: Axes, over: tuple[SimulationResult, str], y: np.ndarray, line: Any, name: str | None
+) -> None:
     """The overlay's curve, dashed in the colour of the run's own `line`."""
     label = f"{name} ({over[1]})" if name else "_nolegend_"
     ax.plot(over[0].t, y, "--", color=line.get_color(), lw=1.0, alpha=0.8, label=label)

@@ -26,7 +26,9 @@ from .options import SimulationOptions
 _SAME = ("bodies", "contact_labels", "eq_labels", "joints")
 
 
-def resume_state(warm: StepSolution | None, h_next: float, counters: dict[str, int], n: int):
+def resume_state(
+    warm: StepSolution | None, h_next: float, counters: dict[str, int], n: int
+) -> dict[str, Any]:
     """The JSON-able `resume` entry of a checkpoint after n steps (floats round-trip exactly
     through JSON: Python writes the shortest repr that reads back to the same double)."""
     return {
@@ -43,7 +45,9 @@ def _normal(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, default=str)
 
 
-def restore(result: SimulationResult, system: System, options: SimulationOptions):
+def restore(
+    result: SimulationResult, system: System, options: SimulationOptions
+) -> tuple[dict[str, np.ndarray], StepSolution | None, float, dict[str, Any]]:
     """Check that `result` is a checkpoint of this system and these options, and return
     (arrays, warm, h_next, counters) to continue from it."""
     meta = result.meta

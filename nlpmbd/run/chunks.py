@@ -107,16 +107,16 @@ class _Buffered:
     CasADi stores matrices column by column, so the (rows x n) record of a chunk is read as an
     (n x rows) C array: one row per step."""
 
-    def __init__(self, f, n: int) -> None:
+    def __init__(self, f: ca.Function, n: int) -> None:
         self.x0 = np.zeros(f.size1_in(0))
         self.h = np.zeros(n)
         self.states = np.zeros((n, f.size1_out(0)))
         self.record = np.zeros((n, f.size1_out(1)))
         self.buffer, self._eval = f.buffer()
         for k, a in enumerate((self.x0, self.h)):
-            self.buffer.set_arg(k, memoryview(a))
+            self.buffer.set_arg(k, memoryview(a))  # type: ignore[arg-type]
         for k, a in enumerate((self.states, self.record)):
-            self.buffer.set_res(k, memoryview(a))
+            self.buffer.set_res(k, memoryview(a))  # type: ignore[arg-type]
 
     def __call__(self, X: np.ndarray, h: np.ndarray) -> bool:
         self.x0[:] = X

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..io.result import SimulationResult
 from ..io.schema import SCHEMA
@@ -31,7 +32,15 @@ class History:
         self.pending_steps: list[tuple] = []
 
     def add_point(
-        self, t: float, q, v, lam, lam_eq, friction=None, compliant_gap=None, compliant=None
+        self,
+        t: float,
+        q: ArrayLike,
+        v: ArrayLike,
+        lam: ArrayLike,
+        lam_eq: ArrayLike,
+        friction: ArrayLike | None = None,
+        compliant_gap: ArrayLike | None = None,
+        compliant: ArrayLike | None = None,
     ) -> None:
         """A time point (n+1 kind) at (t, q, v) with the forces of the step that led to it:
         normal forces lam, multipliers lam_eq, friction forces (3, M), compliant contacts' gaps
@@ -140,7 +149,7 @@ class _Growing:
         self.blocks: list[np.ndarray] = []
         self.n = 0  # rows stored
 
-    def extend(self, rows) -> None:
+    def extend(self, rows: ArrayLike) -> None:
         rows = np.asarray(rows, dtype=float)
         rows = rows.reshape((rows.shape[0] if rows.ndim else 1, *self.tail))
         done = 0

@@ -248,4 +248,4 @@ GROUPS: dict[str, type[_Group]] = {
 
 def flat_fields() -> dict[str, tuple[str, dataclasses.Field]]:
     """Every option by its own name: (group, field)."""
-    return {f.name: (g, f) for g, cls in GROUPS.items() for f in fields(cls)}
+    return {f.name: (g, f) for g, cls in GROUPS.items() for f in fields(cls)}  # type: ignore[arg-type]

@@ -69,7 +69,8 @@ class SimulationOptions:
             elif not isinstance(base, cls):
                 raise InputError(f"options {name} must be a {cls.__name__}, got {short_repr(base)}")
             else:
-                group = dataclasses.replace(base, **per_group[name]) if per_group[name] else base
+                changed = per_group[name]
+                group = dataclasses.replace(base, **changed) if changed else base  # type: ignore[type-var]
             object.__setattr__(self, name, group)
         self._check_combinations()
 

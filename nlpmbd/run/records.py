@@ -34,10 +34,11 @@ def point_arrays(
     result shapes: directions and points (k, M, 3), joint_force (k, J, 3)) and the forces of
     the steps that led to them (None: the run has none)."""
     k, M, C = t.shape[0], model.n_gap, model.n_compliant
+    every = slice(None)
     if friction is not None:  # friction and compliant forces belong to their joints' totals
-        np.add.at(joint_force, (slice(None), model.gap_joint), friction)
+        np.add.at(joint_force, (every, model.gap_joint), friction)  # type: ignore[arg-type]
     if compliant_force is not None:
-        np.add.at(joint_force, (slice(None), model.compliant_joint), compliant_force)
+        np.add.at(joint_force, (every, model.compliant_joint), compliant_force)  # type: ignore[arg-type]
     return {
         "t": t,
         "q": q,

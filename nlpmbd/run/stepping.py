@@ -4,6 +4,7 @@ retry ladder), or a chunk of fixed-h QP steps evaluated by one CasADi Function."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,8 @@ class Stepper:
             sol, solved.status, solved.iterations, solved.solve_time, gap_raw if m.n_gap else 0.0
         )
         applied = self.compliant.after_step(state)
-        gap_c = self.compliant.current.gap if self.compliant.n else None
+        current = self.compliant.current
+        gap_c = current.gap if self.compliant.n and current is not None else None
         self.history.add_point(
             state.t, state.q, state.v, sol.lam, sol.lam_eq, sol.friction, gap_c, applied
         )
@@ -110,7 +112,7 @@ class Stepper:
         self._diverged(state.t, state.q)
         return state.t - t0
 
-    def _diverged(self, t: np.ndarray | float, q: np.ndarray) -> None:
+    def _diverged(self, t: Any, q: np.ndarray) -> None:
         why = self.checks.diverged(t, q)
         if why:
             raise SolverFailure(why)

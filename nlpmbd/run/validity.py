@@ -20,6 +20,7 @@ import numpy as np
 
 from ..io.result import SimulationResult
 from ..io.schema import ARRAYS
+from ..model.contact import ForceLaw
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
 
@@ -200,6 +201,7 @@ class RunChecks:
             delta = float(np.max(r.compliant_gap[:, col : col + n], initial=0.0))
             if delta <= 0:
                 continue  # never in contact: nothing to resolve
+            assert isinstance(law, ForceLaw)
             k_eff = law.stiffness_at(delta)
             limit = COMPLIANT_RESOLUTION * np.sqrt(mass / k_eff)
             if h > limit:

@@ -55,7 +55,7 @@ class StepKernel:
         self.verification = verification
         self.curvature_guard = curvature_guard
         self.uses_curvature = correction.curvature and nc > 0
-        self.clearance = smallest_clearance(self.scales)
+        self.clearance = smallest_clearance(self.scales.tolist())
         q = ca.SX.sym("q", 7 * model.n_bodies)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
         self.projection = (

@@ -190,7 +190,9 @@ class QPStep(StepSolver):
             return_status="QP solved" if ok else "QP failed",
         )
 
-    def _try(self, attempt: ca.Function, t, qm, vm, h, use) -> tuple[list, bool]:
+    def _try(
+        self, attempt: ca.Function, t: float, qm: Any, vm: Any, h: float, use: float
+    ) -> tuple[list, bool]:
         try:
             out = attempt(t, qm, vm, h, use)
             return out, bool(float(out[7]))

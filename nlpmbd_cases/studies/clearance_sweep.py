@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec, Study
+from nlpmbd.apps.study import Results, RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -38,7 +38,7 @@ def _cs_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     return specs
 
 
-def _cs_figures(p, ok, dev, style, out: Path) -> None:
+def _cs_figures(p: Mapping[str, Any], ok: list, dev: dict, style: dict, out: Path) -> None:
     loose = [(s, r) for s, r in ok if s.label != "ideal"]
     deviations = [
         Curve(s.label, r.t, dev[s.label], style[s.label]) for s, r in loose if s.label in dev
@@ -68,7 +68,9 @@ def _cs_figures(p, ok, dev, style, out: Path) -> None:
         )
 
 
-def _cs_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+def _cs_analyse(
+    p: Mapping[str, Any], specs: list[RunSpec], results: Results, out: Path
+) -> list[dict[str, Any]]:
     ideal = results.get("ideal")
     ok = completed(results, specs)
     style = {s.label: {"color": COLORS[i % len(COLORS)]} for i, s in enumerate(specs)}

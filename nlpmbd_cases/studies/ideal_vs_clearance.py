@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec, Study
+from nlpmbd.apps.study import Results, RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -44,7 +44,7 @@ def _ivc_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     ]
 
 
-def _ivc_figures(ok, style, out: Path) -> None:
+def _ivc_figures(ok: list, style: dict, out: Path) -> None:
     def panels(values, ylabels, log=False):
         return [
             Panel(yl, [Curve(s.label, r.t, f(r), style[s.label]) for s, r in ok], log=log)
@@ -96,7 +96,9 @@ def _ivc_figures(ok, style, out: Path) -> None:
     )
 
 
-def _ivc_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+def _ivc_analyse(
+    p: Mapping[str, Any], specs: list[RunSpec], results: Results, out: Path
+) -> list[dict[str, Any]]:
     style = {}
     for i, (label, _, _) in enumerate(STEP_SETTINGS):
         style[f"ideal_{label}"] = {"color": COLORS[i]}

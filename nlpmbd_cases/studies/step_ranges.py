@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd.apps.study import RunSpec, Study
+from nlpmbd.apps.study import Results, RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -34,7 +34,9 @@ def _sr_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     ]
 
 
-def _sr_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+def _sr_analyse(
+    p: Mapping[str, Any], specs: list[RunSpec], results: Results, out: Path
+) -> list[dict[str, Any]]:
     ok = completed(results, specs)
     style = {s.label: {"color": COLORS[i]} for i, s in enumerate(specs)}
     save_panels(

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nlpmbd.apps.study import RunSpec, Study
+from nlpmbd.apps.study import Results, RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
     completed,
@@ -42,7 +42,9 @@ def _ss_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     ]
 
 
-def _ss_analyse(p, specs, results, out: Path) -> list[dict[str, Any]]:
+def _ss_analyse(
+    p: Mapping[str, Any], specs: list[RunSpec], results: Results, out: Path
+) -> list[dict[str, Any]]:
     ref = results.get("reference")
     ok = completed(results, specs)
     style = {s.label: {"color": COLORS[i]} for i, s in enumerate(specs)}
