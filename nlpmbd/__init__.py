@@ -28,6 +28,8 @@ _EXPORTS = {
     "SpringDamper": "model.springs",
     "RotationalSpringDamper": "model.springs",
     "Joint": "model.joint",
+    "IdealJoint": "model.joint",
+    "ContactJoint": "model.joint",
     "SimulationOptions": "run.options",
     "Formulation": "step.config",
     "GapCorrection": "step.config",
@@ -42,12 +44,14 @@ __all__ = [
     "BodyState",
     "Case",
     "CompliantContact",
+    "ContactJoint",
     "Force",
     "ForceLaw",
     "Formulation",
     "GROUND",
     "GapCorrection",
     "HardContact",
+    "IdealJoint",
     "InputError",
     "Joint",
     "Parameter",
@@ -85,7 +89,7 @@ if TYPE_CHECKING:
     from .model.compliant import CompliantContact
     from .model.contact import ForceLaw, HardContact
     from .model.forces import Force, Torque
-    from .model.joint import Joint
+    from .model.joint import ContactJoint, IdealJoint, Joint
     from .model.pose import BodyState, Pose, Poses
     from .model.springs import RotationalSpringDamper, SpringDamper
     from .model.system import System

@@ -9,14 +9,14 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import Joint
+from nlpmbd.model.joint import ContactJoint
 from nlpmbd.validation import finite_array, finite_scalar, short_repr, unit_vector
 
 #: Smoothing length of the radial distance, as a fraction of the radial clearance c.
 EPS_FRACTION = 1e-3
 
 
-class CylindricalClearance(Joint):
+class CylindricalClearance(ContactJoint):
     """A pin (child) free to slide and turn in a hole (parent) of larger radius; frictionless.
 
     Geometry, global at t = 0 (m): both axes pass through `center` along unit `axis` (the joint

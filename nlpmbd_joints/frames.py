@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
-from nlpmbd.model.joint import Joint
+from nlpmbd.model.joint import IdealJoint, Joint
 from nlpmbd.model.rotation import perpendicular_pair
 from nlpmbd.validation import finite_array, unit_vector, vector_norm
 
@@ -53,7 +53,7 @@ class AxisFrame:
         return vector_norm(d - np.dot(d, self.axis) * self.axis) <= COINCIDENT_TOL
 
 
-class FramedJoint(Joint):
+class FramedJoint(IdealJoint):
     """A joint whose geometry is one AxisFrame, `self.frame`.
 
     `REDUNDANT_WHEN` says when a second joint of the same class between the same two bodies

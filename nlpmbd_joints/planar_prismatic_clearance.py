@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import Joint
+from nlpmbd.model.joint import ContactJoint
 from nlpmbd.validation import finite_array, finite_scalar, unit_vector
 
 #: The gaps' corners: label, sign along the guide axis (front = +), sign across it (upper = +).
@@ -22,7 +22,7 @@ CORNER_SIGNS: tuple[tuple[str, float, float], ...] = (
 )
 
 
-class PlanarPrismaticClearance(Joint):
+class PlanarPrismaticClearance(ContactJoint):
     """A slider (child) of length 2a and width 2b between two guide surfaces (parent) a distance
     2 (b + c) apart, in the plane with unit `normal`; for mechanisms whose other joints keep the
     slider in that plane (a spatial slider needs PrismaticClearance).

@@ -8,13 +8,13 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import GROUND, RigidBody
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import Joint
+from nlpmbd.model.joint import ContactJoint
 from nlpmbd.validation import finite_array, numeric_array, short_repr, unit_vector, vector_norm
 
 from .frames import COINCIDENT_TOL
 
 
-class PlaneContact(Joint):
+class PlaneContact(ContactJoint):
     """Body-fixed points (e.g. the corners of a box) that may not pass through a ground plane.
 
     Geometry: `points` are body-frame offsets s'_j from the centre of mass (m); the plane passes

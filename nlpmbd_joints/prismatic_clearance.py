@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import Joint
+from nlpmbd.model.joint import ContactJoint
 from nlpmbd.validation import finite_array, finite_scalar, numeric_array, unit_vector
 
 #: Relative tolerance for repeated vertices and collinear edges.
@@ -50,7 +50,7 @@ def _polygon(name: str, vertices: ArrayLike) -> tuple[np.ndarray, float]:
     return V, float(np.sign(sines[0]))
 
 
-class PrismaticClearance(Joint):
+class PrismaticClearance(ContactJoint):
     """A slider (child) of convex polygonal section in a guide (parent) with clearance c.
 
     Geometry, global at t = 0 (m): the slider's centre `center` lies on the unit `axis`. Its

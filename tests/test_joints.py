@@ -528,3 +528,27 @@ def test_double_pendulum_energy_error_is_first_order_in_h():
         assert drift[h][0] < 0.03 * drift[h][2]
     for big, small in ((2e-3, 1e-3), (1e-3, 5e-4)):
         assert 1.6 < drift[big][0] / drift[small][0] < 2.5
+
+
+def test_a_joint_must_provide_the_hooks_of_its_kind():
+    from nlpmbd import GROUND, ContactJoint, IdealJoint, Joint, RigidBody
+
+    body = RigidBody("b", 1.0, (1.0, 1.0, 1.0))
+
+    class NoEqualities(IdealJoint):
+        eq_labels = ("x",)
+
+    class NoFrames(ContactJoint):
+        gap_labels = ("g",)
+
+        def gaps(self, poses):
+            return [poses[self.child].r[1]]
+
+    class Neither(Joint):
+        pass
+
+    for cls in (NoEqualities, NoFrames):
+        with pytest.raises(TypeError, match="abstract"):
+            cls("j", GROUND, body)
+    with pytest.raises(TypeError, match="IdealJoint or ContactJoint"):
+        Neither("j", GROUND, body)

@@ -4,10 +4,16 @@ A joint emits scalar functions of the body poses: equalities Phi_eq(q, t) = 0 (i
 driving constraints) and/or gaps Phi(q) <= 0 (clearance contacts, signed distances in metres,
 positive = penetration). The engine derives all Jacobians by automatic differentiation
 (FORMULATION.md section 3), so a joint never writes a derivative.
+
+A joint subclasses one of two abstract bases and must provide their hooks: `IdealJoint`
+(`eq_labels`, `equalities`) or `ContactJoint` (`gap_labels`, `gaps`, `contact_frames`); a
+contact joint may add equalities too (e.g. the axial constraint of a revolute clearance joint).
+Its docstring states the geometry, units, sign convention and the equation it implements.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import casadi as ca
@@ -19,16 +25,17 @@ from .contact import ContactLaw, ForceLaw, check_contact
 from .pose import Poses
 
 
-class Joint:
+class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and ContactJoint
     """Base class: a named connection between `parent` and `child` (either may be GROUND).
 
-    Subclasses override `equalities` (with `eq_labels`) and/or `gaps` (with `gap_labels`, and
-    `contact_frames` for reporting). No CasADi state is kept on the object.
+    Subclass IdealJoint or ContactJoint, not this class. No CasADi state is kept on the object.
     """
 
     def __init__(
         self, name: str, parent: Body, child: Body, contact: ContactLaw | None = None
     ) -> None:
+        if not isinstance(self, (IdealJoint, ContactJoint)):
+            raise TypeError(f"{type(self).__name__} must subclass IdealJoint or ContactJoint")
         self.name = name_string("joint name", name)
         if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
             raise InputError(f"joint name must not contain '.', got {name!r}")
@@ -102,3 +109,34 @@ class Joint:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, {self.parent.name} -> {self.child.name})"
+
+
+class IdealJoint(Joint):
+    """A joint of equalities: ideal joints and driving constraints."""
+
+    @property
+    @abstractmethod
+    def eq_labels(self) -> Sequence[str]:
+        """One label per scalar equality (results name columns "<joint>.<label>")."""
+
+    @abstractmethod
+    def equalities(self, poses: Poses, t: ca.SX) -> list[ca.SX]:
+        """Scalar constraint functions Phi_eq(q, t) = 0, one per entry of `eq_labels`."""
+
+
+class ContactJoint(Joint):
+    """A joint with gaps: clearance joints and unilateral contacts."""
+
+    @property
+    @abstractmethod
+    def gap_labels(self) -> Sequence[str]:
+        """One label per gap."""
+
+    @abstractmethod
+    def gaps(self, poses: Poses) -> list[ca.SX]:
+        """Signed distances Phi_j(q) <= 0, one per entry of `gap_labels` (> 0 = penetration)."""
+
+    @abstractmethod
+    def contact_frames(self, poses: Poses) -> list[tuple[ca.SX, ca.SX]]:
+        """Per gap: (global unit direction of the contact force on the CHILD body, global
+        contact point). The force vector is lambda_j times the direction."""
