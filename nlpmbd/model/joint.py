@@ -103,7 +103,7 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
         return len(self.gap_labels)
 
     @property
-    def compliant(self) -> bool:
+    def uses_force_law(self) -> bool:
         """True when the gaps are handled by a force law instead of the NLP's constraints."""
         return isinstance(self.contact, ForceLaw)
 

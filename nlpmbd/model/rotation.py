@@ -36,15 +36,6 @@ def g_matrix(p):
     return ca.horzcat(-e, -skew(e) + e0 * ca.DM.eye(3))
 
 
-def quaternion_from_matrix(A: np.ndarray) -> np.ndarray:
-    """Euler parameters (e0 >= 0) of a rotation matrix, via pyquaternion."""
-    from pyquaternion import Quaternion
-
-    q = Quaternion(matrix=np.asarray(A, dtype=float), atol=1e-9, rtol=1e-9)
-    p = np.array([q.w, q.x, q.y, q.z])
-    return p if p[0] >= 0 else -p
-
-
 def perpendicular_pair(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors a, b with (a, b, u) right-handed and orthonormal."""
     helper = np.eye(3)[int(np.argmin(np.abs(u)))]

@@ -59,7 +59,7 @@ class SymbolicModel:
     n_compliant: int  # compliant contacts C
     gap_joint: np.ndarray  # (M,) index in system.joints of each gap's joint
     compliant_joint: np.ndarray  # (C,) the same for the compliant contacts
-    compliant: ca.Function  # (t, q, v, z) -> their forces (contact_model.compliant_function)
+    compliant_force: ca.Function  # (t, q, v, z) -> their forces (contact_model.compliant_function)
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
 
     @property
@@ -126,9 +126,9 @@ class SymbolicModel:
             restitution=restitution,
             slip=ca.Function("slip", [q], [slip_jacobian(frames, v)]),
             n_compliant=n_compliant,
-            gap_joint=_gap_owner(system, compliant=False),
-            compliant_joint=_gap_owner(system, compliant=True),
-            compliant=compliant,
+            gap_joint=_gap_owner(system, force_law=False),
+            compliant_joint=_gap_owner(system, force_law=True),
+            compliant_force=compliant,
             report=_report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
@@ -186,7 +186,7 @@ def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
         if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
             raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
         eq_list += ej
-        if joint.n_gap and not joint.compliant:
+        if joint.n_gap and not joint.uses_force_law:
             gap_list += gj
             # reports give the force on the joint's moving body: the child, or the parent
             # when the child is GROUND (then the force on it is opposite)
@@ -207,9 +207,9 @@ def mass_matrix(system: System) -> np.ndarray:
     return M
 
 
-def _gap_owner(system: System, compliant: bool) -> np.ndarray:
+def _gap_owner(system: System, force_law: bool) -> np.ndarray:
     """Per gap (hard contacts, or compliant ones), the index of its joint in system.joints."""
-    owners = [i for i, j in enumerate(system.joints) if j.compliant == compliant]
+    owners = [i for i, j in enumerate(system.joints) if j.uses_force_law == force_law]
     return np.array([i for i in owners for _ in system.joints[i].gap_labels], dtype=int)
 
 
@@ -251,7 +251,7 @@ def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any)
     lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
     columns, i_gap, i_eq = [], 0, 0
     for joint in system.joints:
-        gaps = slice(i_gap, i_gap + (0 if joint.compliant else joint.n_gap))
+        gaps = slice(i_gap, i_gap + (0 if joint.uses_force_law else joint.n_gap))
         eqs = slice(i_eq, i_eq + joint.n_eq)
         i_gap, i_eq = gaps.stop, eqs.stop
         body = joint.child if isinstance(joint.child, RigidBody) else joint.parent

@@ -115,12 +115,12 @@ class System:
     @property
     def hard_joints(self) -> list[Joint]:
         """Joints whose gaps are constraints of the step (HardContact): the contacts."""
-        return [j for j in self.joints if not j.compliant]
+        return [j for j in self.joints if not j.uses_force_law]
 
     @property
     def compliant_joints(self) -> list[Joint]:
         """Joints whose gaps carry a force law (CompliantContact) instead."""
-        return [j for j in self.joints if j.compliant]
+        return [j for j in self.joints if j.uses_force_law]
 
     @property
     def gap_labels(self) -> list[str]:

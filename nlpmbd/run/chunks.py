@@ -166,7 +166,7 @@ class ChunkRunner:
         bad = np.flatnonzero(~good)
         k = int(bad[0]) if bad.size else m
         model = self.model
-        M, J = model.n_gap, model.n_joints
+        nc, nj = model.n_gap, model.n_joints
 
         def cols(name):  # a copy: the buffers are overwritten by the next chunk
             return R[:k, r[name]].copy()
@@ -182,9 +182,9 @@ class ChunkRunner:
             gap=cols("gap"),
             eq_residual=cols("eq_residual")[:, 0],
             energy=cols("energy"),
-            directions=cols("directions").reshape(k, M, 3),
-            points=cols("points").reshape(k, M, 3),
-            joint_force=cols("joint_force").reshape(k, J, 3),
+            directions=cols("directions").reshape(k, nc, 3),
+            points=cols("points").reshape(k, nc, 3),
+            joint_force=cols("joint_force").reshape(k, nj, 3),
         )
         steps = {
             "h": np.asarray(h[:k], dtype=float),
@@ -195,7 +195,7 @@ class ChunkRunner:
             # one evaluation for m steps: each step is charged the mean
             "solve_time": np.full(k, elapsed / max(m, 1)),
             "status": np.zeros(k),
-            "gap_uncorrected": cols("gap_uncorrected")[:, 0] if M else np.zeros(k),
+            "gap_uncorrected": cols("gap_uncorrected")[:, 0] if nc else np.zeros(k),
         }
         return ChunkRows(k, points, steps, discarded=max(0, m - k - 1))
 

@@ -31,7 +31,7 @@ class CompliantContacts:
 
     def at(self, t: float, q: np.ndarray, v: np.ndarray, impact_speed: np.ndarray) -> Evaluation:
         Q, gap, rate, _, force, _ = (
-            np.asarray(a) for a in self.model.compliant(t, q, v, impact_speed)
+            np.asarray(a) for a in self.model.compliant_force(t, q, v, impact_speed)
         )
         return Evaluation(Q.ravel(), gap.ravel(), rate.ravel(), force)
 

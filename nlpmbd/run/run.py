@@ -64,7 +64,7 @@ class Run:
         controller = self.stepper.controller
         h_next = controller.first() if controller else self.options.time.h_max
         state = RunState(0.0, q, v, h_next, np.zeros(self.model.n_compliant))
-        compliant = self.stepper.compliant
+        compliant = self.stepper.contact_memory
         if resume is None:
             gap = compliant.at(0.0, q, v, state.impact_speed).gap
             self.history.add_point(

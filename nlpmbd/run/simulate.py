@@ -81,7 +81,7 @@ def _advance(
     wall0: float,
 ) -> None:
     """Step (or chunk) to t_end, with the callbacks between steps."""
-    advance = run.stepper.chunk if run.stepper.runner else run.stepper.python_step
+    advance = run.stepper.chunk if run.stepper.runner else run.stepper.one_step
     end = run.options.time.t_end - run.end_tolerance
     last_checkpoint = time.perf_counter()
     while state.t < end:

@@ -30,18 +30,20 @@ class Stepper:
     options: SimulationOptions
     solver: StepSolver
     history: History
-    compliant: CompliantContacts
+    contact_memory: CompliantContacts
     checks: RunChecks
     controller: StepController | None = None
     runner: ChunkRunner | None = None
 
     # ---- one step in Python ------------------------------------------------------------
-    def python_step(self, state: RunState) -> float:
+    def one_step(self, state: RunState) -> float:
         """Solve and record the next step; returns the time it covered."""
         grid = self.options.time
         # the controller's h stands in for h_max: a landing step never exceeds it
         h_lo, h_hi = step_bounds(grid.t_end - state.t, grid.h_min, state.h_next)
-        inputs = StepInputs(state.t, state.q, state.v, h_lo, h_hi, True, self.compliant.applied())
+        inputs = StepInputs(
+            state.t, state.q, state.v, h_lo, h_hi, True, self.contact_memory.applied()
+        )
         if self.controller is None:
             smaller = (h_lo, max(h_lo, 0.25 * h_hi)) if h_lo < h_hi else None
             solved = self._solve(state, inputs, smaller)
@@ -101,9 +103,9 @@ class Stepper:
         self.history.add_step(
             sol, solved.status, solved.iterations, solved.solve_time, gap_raw if m.n_gap else 0.0
         )
-        applied = self.compliant.after_step(state)
-        current = self.compliant.current
-        gap_c = current.gap if self.compliant.n and current is not None else None
+        applied = self.contact_memory.after_step(state)
+        current = self.contact_memory.current
+        gap_c = current.gap if self.contact_memory.n and current is not None else None
         self.history.add_point(
             state.t, state.q, state.v, sol.lam, sol.lam_eq, sol.friction, gap_c, applied
         )
@@ -137,5 +139,5 @@ class Stepper:
             self._diverged(rows.points["t"], rows.points["q"])
         if rows.k < len(sizes):
             state.warm = None
-            self.python_step(state)  # the step the chunk could not take
+            self.one_step(state)  # the step the chunk could not take
         return state.t - t0

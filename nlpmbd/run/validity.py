@@ -94,11 +94,11 @@ class RunChecks:
         self.no_work = does_no_work(system, model)
         self.weight = float(np.sum(model.masses)) * float(np.linalg.norm(model.gravity))
         self.contact_scales = np.asarray(system.gap_scales, dtype=float)
-        self.compliant = []  # (joint name, law, first column, columns, lighter moving mass)
+        self.force_laws = []  # (joint name, law, first column, columns, lighter moving mass)
         col = 0
         for joint in system.compliant_joints:
             masses = [b.mass for b in joint.bodies if b in system.bodies]
-            self.compliant.append((joint.name, joint.contact, col, joint.n_gap, min(masses)))
+            self.force_laws.append((joint.name, joint.contact, col, joint.n_gap, min(masses)))
             col += joint.n_gap
 
     def diverged(self, t: np.ndarray, q: np.ndarray) -> str | None:
@@ -197,7 +197,7 @@ class RunChecks:
     def _compliant(self, r: SimulationResult) -> list[str]:
         out = []
         h = float(np.max(r.h))
-        for name, law, col, n, mass in self.compliant:
+        for name, law, col, n, mass in self.force_laws:
             delta = float(np.max(r.compliant_gap[:, col : col + n], initial=0.0))
             if delta <= 0:
                 continue  # never in contact: nothing to resolve

@@ -2,7 +2,7 @@
 
 Implicit form: minimise c K^T M^-1 K - w_h s over x = (s, q_dot), K = M (v - vm) / h + S - Q_A
 [eq. 26], subject to the linearised rows of the StepKernel; its KKT conditions are the v-space
-equations of motion, with forces lambda = h^2 mu / (2 c) from the rows' multipliers mu
+equations of motion, with forces lambda = h^2 y / (2 c) from the rows' multipliers y
 (FORMULATION.md section 8). MPCC form: the paper's NLP [eq. 25], lambda explicit, the equations
 of motion as rows and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
 """
@@ -37,7 +37,7 @@ class NLPGraph:
     objective_scale: float  # c: the Gauss objective is c K^T M^-1 K
     row_scale: float  # rs: the rows in metres are multiplied by it
     rows: ca.Function  # (P, x) -> g
-    post: ca.Function  # (P, x, mu, mu_eq) -> q, v, lam, lam_eq, |eom|, comp, drift, friction, scale
+    post: ca.Function  # (P, x, y, y_eq) -> q, v, lam, lam_eq, |eom|, comp, drift, friction, scale
     lagrangian_gradient: ca.Function  # (P, x, lam_g) -> d/dx (f + lam_g^T g)
     impacts: ca.Function  # (qm, vm) -> Phi(qm), Phi_v vm (restitution rows; else empty)
     n_bodies: int
@@ -173,7 +173,7 @@ def _rows(T: _Terms, m: Any, mpcc: bool, sigma: float) -> tuple[ca.SX, np.ndarra
 
 
 def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca.SX) -> ca.Function:
-    """(P, x, mu, mu_eq) -> update [eq. 22], forces, residuals, from the same graph."""
+    """(P, x, y, y_eq) -> update [eq. 22], forces, residuals, from the same graph."""
     m = kernel.model
     nc, ne = m.n_gap, m.n_eq
     nr = nc if m.has_restitution else 0
@@ -181,20 +181,20 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
     lam_out, lam_eq_out = T.lam, T.lam_eq
     comp_parts = [T.lam * T.Phi_lin] if (nc and mpcc) else []
     if not mpcc:
-        # KKT of the implicit form in v: (2c/h) K + h Phi_v^T mu + h Phi_eq_v^T mu_eq = 0, so
-        # the forces are lambda = h^2 mu / (2c) (FORMULATION.md section 8)
-        mu = ca.SX.sym("mu", nc + nr)
-        mu_eq = ca.SX.sym("mu_eq", ne)
-        lam_gap = rs * h**2 * mu[:nc] / (2 * c)
-        lam_out, lam_eq_out = lam_gap, rs * h**2 * mu_eq / (2 * c)
+        # KKT of the implicit form in v: (2c/h) K + h Phi_v^T y + h Phi_eq_v^T y_eq = 0 with y
+        # the rows' multipliers, so the forces are lambda = h^2 y / (2c) (FORMULATION.md 8)
+        y = ca.SX.sym("y", nc + nr)
+        y_eq = ca.SX.sym("y_eq", ne)
+        lam_gap = rs * h**2 * y[:nc] / (2 * c)
+        lam_out, lam_eq_out = lam_gap, rs * h**2 * y_eq / (2 * c)
         comp_parts = [lam_gap * T.Phi_lin]
         if nr:  # a restitution row's force adds to its contact's normal force
-            lam_rest = h * mu[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
+            lam_rest = h * y[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
             lam_out = lam_gap + lam_rest
             comp_parts.append(lam_rest * T.rest)
-        mult_in = [mu, mu_eq]
+        mult_in = [y, y_eq]
     else:
-        mult_in = [ca.SX.sym("unused_mu", nc), ca.SX.sym("unused_mu_eq", ne)]
+        mult_in = [ca.SX.sym("unused_y", nc), ca.SX.sym("unused_y_eq", ne)]
     eom_res = T.K + T.Phi_v.T @ lam_out + T.Phi_eq_v.T @ lam_eq_out + fr_gen
     eom_scale = kernel.eom_scale(T.M @ (T.v - T.vm) / h, T.K)
     q_new, drift = kernel.normalized(T.qm + h * T.qd)

@@ -62,7 +62,7 @@ class Predictor(StepSolver):
             pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
             blocks += [v[6 * k : 6 * k + 3], pd]
         x = ca.vertcat(h / self.nlp.h_max, *blocks)
-        # implicit form: mu = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
+        # implicit form: y = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
         c, rs = g.objective_scale, g.row_scale
         lam_g = ca.vertcat(
             ca.MX.zeros(g.layout_g.sizes["norm"]),
