@@ -16,6 +16,9 @@ from .system import System
 
 #: The kinds of value a Parameter can hold.
 KINDS = (float, int, bool, str)
+#: Largest magnitude of a number parameter (SI units): beyond it products of a few parameters
+#: overflow double precision, and no mechanism of this scale is meaningful.
+MAX_MAGNITUDE = 1e12
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,16 @@ class Parameter:
             return "true or false"
         if self.kind is str:
             return "text"
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
-        left = "(" if self.low_open or self.low is None else "["
-        right = "]" if self.high is not None else ")"
-        return f"{left}{lo}, {hi}{right}"
+        low, high = self.bounds
+        left = "(" if self.low_open and low == self.low else "["
+        return f"{left}{low:g}, {high:g}]"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """[low, high] of a number parameter, within +-MAX_MAGNITUDE."""
+        low = -MAX_MAGNITUDE if self.low is None else max(self.low, -MAX_MAGNITUDE)
+        high = MAX_MAGNITUDE if self.high is None else min(self.high, MAX_MAGNITUDE)
+        return low, high
 
     def parse(self, text: str) -> Any:
         """Value from a --set string."""
@@ -123,9 +131,8 @@ class Parameter:
             raise bad from None
         if not math.isfinite(x):
             raise bad
-        if self.low is not None and (x < self.low or (self.low_open and x == self.low)):
-            raise bad
-        if self.high is not None and x > self.high:
+        low, high = self.bounds
+        if x < low or x > high or (self.low_open and x == self.low):
             raise bad
         return x
 
