@@ -50,6 +50,7 @@ from ..io.result import SimulationResult
 from ..model.case import Case
 from ..run.options import SimulationOptions
 from ..run.simulate import simulate
+from ..validation import short_repr
 from .bench_report import (
     Measurement,
     empty_measurement,
@@ -189,7 +190,7 @@ def select_cases(requested: Iterable[str] | None) -> dict[str, Case]:
 def check_repeats(repeats: int | None) -> int:
     value = DEFAULT_REPEATS if repeats is None else repeats
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"--repeats must be an integer >= 1, got {value!r}")
+        raise InputError(f"--repeats must be an integer >= 1, got {short_repr(value)}")
     return value
 
 
@@ -198,7 +199,9 @@ def check_t_end(t_end: float | None, cases: dict[str, Case]) -> float:
     value = DEFAULT_T_END if t_end is None else t_end
     h_top = max(max(c.h_max, fixed_step(c)) for c in cases.values())
     if not isinstance(value, (int, float)) or not math.isfinite(value) or value < h_top:
-        raise InputError(f"--t-end must be a finite number of seconds >= {h_top:g}, got {value!r}")
+        raise InputError(
+            f"--t-end must be a finite number of seconds >= {h_top:g}, got {short_repr(value)}"
+        )
     return float(value)
 
 

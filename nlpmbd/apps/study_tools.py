@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import InputError
 from ..io.result import SimulationResult
 from ..model.case import Parameter
+from ..validation import short_repr
 from .study import Results, RunSpec
 
 COLORS = (
@@ -69,10 +70,10 @@ def floats(text: str, name: str) -> list[float]:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise InputError(
-            f"{name} must be a comma-separated list of numbers, got {text!r}"
+            f"{name} must be a comma-separated list of numbers, got {short_repr(text)}"
         ) from None
     if not values or any(not np.isfinite(v) or v <= 0 for v in values):
-        raise InputError(f"{name} must be positive finite numbers, got {text!r}")
+        raise InputError(f"{name} must be positive finite numbers, got {short_repr(text)}")
     return values
 
 

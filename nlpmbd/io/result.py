@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.clearance import gap_fractions
+from ..validation import short_repr
 from .files import read_result, write_result
 from .schema import SCHEMA
 
@@ -68,7 +69,7 @@ class SimulationResult:
     def _body(self, name: str) -> int:
         if name not in self.body_names:
             known = ", ".join(self.body_names)
-            raise InputError(f"no body {name!r} in this result (bodies: {known})")
+            raise InputError(f"no body {short_repr(name)} in this result (bodies: {known})")
         return self.body_names.index(name)
 
     def body_q(self, name: str) -> np.ndarray:
@@ -95,13 +96,15 @@ class SimulationResult:
             label = f"{joint}.{suffix}"
             if label in labels:
                 return -self.lam_eq[:, labels.index(label)]
-        raise InputError(f"no driving joint named {joint!r} in this result")
+        raise InputError(f"no driving joint named {short_repr(joint)} in this result")
 
     def force_of(self, joint: str) -> np.ndarray:
         """(n+1, 3) constraint force of one joint on its child body."""
         names = list(self.meta.get("joints", []))
         if joint not in names:
-            raise InputError(f"no joint {joint!r} in this result (joints: {', '.join(names)})")
+            raise InputError(
+                f"no joint {short_repr(joint)} in this result (joints: {', '.join(names)})"
+            )
         return self.joint_force[:, names.index(joint), :]
 
     def penetration_fraction(self) -> dict[str, float]:

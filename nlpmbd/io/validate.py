@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..validation import short_repr
 from .schema import SCHEMA, SIZE_KEYS
 
 #: Largest | |p| - 1 | of the Euler parameters of a run that renormalises them.
@@ -73,10 +74,10 @@ def _check_resume(state: Any, n_compliant: int, d: Path) -> None:
         raise _bad(d, "resume", "must be a JSON object")
     n = state.get("n_steps")
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise _bad(d, "resume.n_steps", f"must be an integer >= 0, got {n!r}")
+        raise _bad(d, "resume.n_steps", f"must be an integer >= 0, got {short_repr(n)}")
     h = state.get("h_next")
     if not (_finite_number(h) and h > 0):  # type: ignore[operator]
-        raise _bad(d, "resume.h_next", f"must be a finite step size > 0 s, got {h!r}")
+        raise _bad(d, "resume.h_next", f"must be a finite step size > 0 s, got {short_repr(h)}")
     counters = state.get("counters", {})
     if not isinstance(counters, dict) or not all(
         isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counters.values()

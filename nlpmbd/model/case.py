@@ -102,7 +102,7 @@ class Parameter:
         except ValueError:
             raise InputError(
                 f"parameter {self.name} must be {self.kind.__name__} in "
-                f"{self.describe_range()}, got {text!r}"
+                f"{self.describe_range()}, got {short_repr(text)}"
             ) from None
 
     def check(self, value: Any) -> Any:

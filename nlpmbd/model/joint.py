@@ -38,7 +38,7 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
             raise TypeError(f"{type(self).__name__} must subclass IdealJoint or ContactJoint")
         self.name = name_string("joint name", name)
         if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
-            raise InputError(f"joint name must not contain '.', got {name!r}")
+            raise InputError(f"joint name must not contain '.', got {short_repr(name)}")
         for role, body in (("parent", parent), ("child", child)):
             if body is not GROUND and not isinstance(body, RigidBody):
                 raise InputError(
