@@ -21,23 +21,25 @@ from ..io.schema import ARRAYS
 from ..model.system import System
 from ..step.solver import StepSolution
 from .options import SimulationOptions
+from .state import COUNTERS, RunState
 
 #: Keys of meta.json that must match between a checkpoint and the run that resumes it.
 _SAME = ("bodies", "contact_labels", "eq_labels", "joints")
 
 
-def resume_state(
-    warm: StepSolution | None, h_next: float, counters: dict[str, int], n: int
-) -> dict[str, Any]:
-    """The JSON-able `resume` entry of a checkpoint after n steps (floats round-trip exactly
-    through JSON: Python writes the shortest repr that reads back to the same double)."""
+def resume_state(state: RunState, counters: dict[str, int]) -> dict[str, Any]:
+    """The JSON-able `resume` entry of a checkpoint: the RunState besides (t, q, v), which the
+    arrays hold (floats round-trip exactly through JSON: Python writes the shortest repr that
+    reads back to the same double)."""
+    warm = state.warm
     return {
-        "n_steps": n,
-        "h_next": h_next,
+        "n_steps": state.step,
+        "h_next": state.h_next,
         "counters": dict(counters),
         "warm": None
         if warm is None or warm.warm is None
         else {k: np.asarray(a).tolist() for k, a in warm.warm.items()},
+        "impact_speed": state.impact_speed.tolist(),
     }
 
 
@@ -47,9 +49,9 @@ def _normal(obj: Any) -> str:
 
 def restore(
     result: SimulationResult, system: System, options: SimulationOptions
-) -> tuple[dict[str, np.ndarray], StepSolution | None, float, dict[str, Any]]:
-    """Check that `result` is a checkpoint of this system and these options, and return
-    (arrays, warm, h_next, counters) to continue from it."""
+) -> tuple[dict[str, np.ndarray], RunState]:
+    """Check that `result` is a checkpoint of this system and these options, and return its
+    arrays and the RunState to continue from."""
     meta = result.meta
     state = meta.get("resume")
     if result.completed:
@@ -74,23 +76,38 @@ def restore(
     for key in _SAME:
         if _normal(meta.get(key)) != _normal(now[key]):
             raise InputError(f"resume: the system differs from the checkpoint's ({key})")
-    warm = None
-    if state.get("warm"):
-        w = {k: np.asarray(a, dtype=float) for k, a in state["warm"].items()}
-        warm = StepSolution(
-            h=float(result.h[-1]) if result.n_steps else 0.0,
-            q=result.q[-1],
-            v=result.v[-1],
-            lam=result.lam[-1],
-            lam_eq=result.lam_eq[-1],
-            eom_residual=0.0,
-            comp_residual=0.0,
-            norm_drift=0.0,
-            status=0,
-            iterations=0,
-            solve_time=0.0,
-            return_status="checkpoint",
-            warm=w,
-        )
     arrays = {name: getattr(result, name) for name in ARRAYS}
-    return arrays, warm, float(state["h_next"]), dict(state.get("counters", {}))
+    n_compliant = len(meta.get("compliant_labels", []))
+    run_state = RunState(
+        t=float(result.t[-1]),
+        q=result.q[-1].copy(),
+        v=result.v[-1].copy(),
+        h_next=float(state["h_next"]),
+        impact_speed=np.asarray(state.get("impact_speed", [0.0] * n_compliant), dtype=float),
+        step=result.n_steps,
+        warm=_warm(result, state.get("warm")),
+    )
+    previous = state.get("counters", {})
+    run_state.earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
+    return arrays, run_state
+
+
+def _warm(result: SimulationResult, warm: dict | None) -> StepSolution | None:
+    """The last step's solution as the next step's warm start (its solver's restart data)."""
+    if not warm:
+        return None
+    return StepSolution(
+        h=float(result.h[-1]) if result.n_steps else 0.0,
+        q=result.q[-1],
+        v=result.v[-1],
+        lam=result.lam[-1],
+        lam_eq=result.lam_eq[-1],
+        eom_residual=0.0,
+        comp_residual=0.0,
+        norm_drift=0.0,
+        status=0,
+        iterations=0,
+        solve_time=0.0,
+        return_status="checkpoint",
+        warm={k: np.asarray(a, dtype=float) for k, a in warm.items()},
+    )

@@ -22,7 +22,7 @@ from .meta import run_info
 from .option_groups import Codegen, StepControl
 from .options import SimulationOptions
 from .solvers import SolverFactory, build_kernel, build_solver
-from .state import COUNTERS, RunState
+from .state import RunState
 from .stepping import Stepper
 from .validity import RunChecks
 
@@ -60,28 +60,19 @@ class Run:
 
     def start(self, resume: SimulationResult | None) -> RunState:
         """The state at t = 0, or the one a checkpoint stopped at."""
-        q, v = self.system.initial_state()
-        controller = self.stepper.controller
-        h_next = controller.first() if controller else self.options.time.h_max
-        state = RunState(0.0, q, v, h_next, np.zeros(self.model.n_compliant))
         compliant = self.stepper.contact_memory
         if resume is None:
+            q, v = self.system.initial_state()
+            controller = self.stepper.controller
+            h_next = controller.first() if controller else self.options.time.h_max
+            state = RunState(0.0, q, v, h_next, np.zeros(self.model.n_compliant))
             gap = compliant.at(0.0, q, v, state.impact_speed).gap
             self.history.add_point(
                 0.0, q, v, np.zeros(self.model.n_gap), np.zeros(self.model.n_eq), None, gap
             )
         else:
-            arrays, state.warm, state.h_next, previous = restore(resume, self.system, self.options)
-            speed = resume.meta["resume"].get("impact_speed", state.impact_speed)
-            state.impact_speed = np.asarray(speed, dtype=float)
-            state.earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
+            arrays, state = restore(resume, self.system, self.options)
             self.history.extend(**arrays)
-            state.t, state.q, state.v = (
-                float(arrays["t"][-1]),
-                arrays["q"][-1].copy(),
-                arrays["v"][-1].copy(),
-            )
-            state.step = resume.n_steps
             self.resumed = True
         compliant.start(state)
         return state
@@ -120,8 +111,7 @@ class Run:
         )
         info.pop("resume", None)
         if not completed:
-            info["resume"] = resume_state(state.warm, state.h_next, totals, state.step)
-            info["resume"]["impact_speed"] = state.impact_speed.tolist()
+            info["resume"] = resume_state(state, totals)
         result = self.history.result(dict(info))
         result.meta["warnings"] = self.checks.warnings(result)
         return result
