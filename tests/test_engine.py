@@ -169,3 +169,15 @@ def test_result_round_trip(tmp_path):
         assert np.array_equal(getattr(back, name), getattr(res, name))
     assert back.meta["contact_labels"] == [f"floor.point{k}" for k in range(8)]
     assert back.completed and back.meta["case"] == "box"
+
+
+def test_a_step_ipopt_calls_solved_must_pass_the_unscaled_checks(monkeypatch):
+    """IPOPT's convergence test is scaled; a point it reports solved that misses the unscaled
+    tolerances (constraints, EoM, complementarity) is a failed step, retried."""
+    from nlpmbd.step.nlp import NLPStep
+
+    monkeypatch.setattr(NLPStep, "verified", lambda self, *args: False)
+    with pytest.raises(SolverFailure, match="unscaled checks failed"):
+        simulate(
+            tilted_box(), SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, predictor=False)
+        )

@@ -209,7 +209,11 @@ class NLPStep(StepSolver):
             status = ACCEPTABLE if self.verified(P, x, lam_g, ubg) else FAILED
         lam_x = np.asarray(sol["lam_x"]).ravel()
         iters = int(stats.get("iter_count", -1))
-        return self.solution(P, x, lam_x, lam_g, status, iters, return_status, elapsed)
+        step = self.solution(P, x, lam_x, lam_g, status, iters, return_status, elapsed)
+        if return_status in _SOLVED and not step.failed and not self.verified(P, x, lam_g, ubg):
+            # IPOPT's test is scaled: a step it calls solved must pass ours too
+            step.status, step.return_status = FAILED, f"{return_status}, unscaled checks failed"
+        return step
 
     def verified(self, P: np.ndarray, x: np.ndarray, lam_g: np.ndarray, ubg: np.ndarray) -> bool:
         """The kernel's acceptance test of an IPOPT point (unscaled, Verification)."""
