@@ -5,7 +5,11 @@ recomputed it (fixtures.reseal)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -91,6 +95,26 @@ DAMAGE = [
     ("version-1", _meta(_set("format_version", value=1)), "format_version"),
     ("random-bytes", lambda d: (d / "result.npz").write_bytes(bytes(range(256)) * 8),
      "not an .npz archive"),
+    ("options-time-text", _meta(_set("options", "time", value="x")), "options.time"),
+    ("options-scheme-null", _meta(_set("options", "scheme", value=None)), "options.scheme"),
+    ("t_end-text", _meta(_set("options", "time", "t_end", value="x")), "options.time.t_end"),
+    ("renormalize-text", _meta(_set("options", "scheme", "renormalize", value="no")),
+     "options.scheme.renormalize"),
+    ("iterations-negative", _arrays(lambda a: a["iterations"].__setitem__(0, -1)), "iterations"),
+    ("solve_time-negative", _arrays(lambda a: a["solve_time"].__setitem__(0, -1.0)), "solve_time"),
+    ("eom_residual-negative", _arrays(lambda a: a["eom_residual"].__setitem__(0, -1.0)),
+     "eom_residual"),
+    ("lam-at-t0", _arrays(lambda a: a["lam"].__setitem__((0, 0), 5.0)), "lam must be 0"),
+    ("energy-total", _arrays(lambda a: a["energy"].__setitem__((1, 2), a["energy"][1, 2] + 1)),
+     "energy"),
+    ("kinetic-negative", _arrays(lambda a: a["energy"].__setitem__(
+        (1, slice(None)), [-1.0, a["energy"][1, 1], a["energy"][1, 1] - 1.0])), "energy"),
+    ("wall_time-text", _meta(_set("wall_time", value="x")), "wall_time"),
+    ("gravity-short", _meta(_set("gravity", value=[0.0, -9.81])), "gravity"),
+    ("command-number", _meta(_set("command", value=3)), "command"),
+    ("geometry-of-no-joint", _meta(_set("joint_geometry", value={"x": {}})), "joint_geometry"),
+    ("geometry-null-value", _meta(_set("joint_geometry", value={"pin": {"clearance": None}})),
+     "joint_geometry.pin.clearance"),
 ]  # fmt: skip
 
 
@@ -112,6 +136,7 @@ def _both(d, change):
 def test_damaged_results_are_refused_by_plot_and_resume(
     partial, tmp_path, capsys, damage, fragment
 ):
+    """Exit 2 and one line naming the file and the key or array, from `plot` and `--resume`."""
     d = tmp_path / "result"
     shutil.copytree(partial, d)
     damage(d)
@@ -128,3 +153,88 @@ def test_the_undamaged_partial_result_plots_and_resumes(partial, tmp_path):
     assert main(["plot", str(d)]) == 0
     assert main(["run", "revolute", "--resume", str(d), "--quiet", "--no-plot"]) == 0
     assert SimulationResult.load(d).completed
+
+
+#: `python -c` script: run the command line (argv) with the writer killed (SIGKILL) right after
+#: result.npz is renamed into place, before meta.json is: at the first such write (KILL=first)
+#: or at the write of the completed result (KILL=completed). The kill is injected, not timed.
+KILLED_RUN = """
+import json, os, signal, sys
+import numpy as np
+import nlpmbd.io.files as files
+real = files.atomic_write
+def write(path, fn):
+    real(path, fn)
+    if path.name != "result.npz":
+        return
+    with np.load(path) as data:
+        completed = json.loads(str(data["meta_json"]))["completed"]
+    if os.environ["KILL"] == "first" or completed:
+        os.kill(os.getpid(), signal.SIGKILL)
+files.atomic_write = write
+from nlpmbd.apps.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+SHORT = ["--t-end", "0.005", "--no-plot", "--quiet"]
+
+
+def _killed(kill: str, *argv: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, *argv],
+        env=dict(os.environ, KILL=kill, MPLBACKEND="Agg"),
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("before", "kill", "extra"),
+    [
+        (None, "completed", []),  # the final save of a short run
+        (None, "completed", ["--checkpoint-every", "1e-9"]),  # its last checkpoint: same steps
+        ("pendulum", "first", ["--checkpoint-every", "1e-9"]),  # over another case's result
+        ("revolute", "completed", []),  # over an earlier run of the same case
+    ],
+    ids=["final-save", "final-save-after-checkpoint", "over-another-case", "over-a-rerun"],
+)
+def test_a_kill_between_the_two_writes_leaves_a_result_that_plots(tmp_path, before, kill, extra):
+    out = tmp_path / "run"
+    if before is not None:
+        assert main(["run", before, *SHORT, "--out", str(out)]) == 0
+    _killed(kill, "run", "revolute", *SHORT, *extra, "--out", str(out))
+    assert main(["plot", str(out)]) == 0
+    result = SimulationResult.load(out)
+    assert result.meta["case"] == "revolute" and result.n_steps > 0
+    assert result.completed == (kill == "completed")
+    # the next write puts a matching meta.json back
+    if result.completed:
+        assert main(["run", "revolute", *SHORT, "--out", str(out)]) == 0
+    else:
+        assert main(["run", "revolute", "--resume", str(out), "--no-plot", "--quiet"]) == 0
+    assert json.loads((out / "meta.json").read_text()) == SimulationResult.load(out).meta
+    assert SimulationResult.load(out).completed
+
+
+def test_results_at_the_format_bounds_load(partial, tmp_path):
+    """What runs write at the edges of the checks: kinetic energy 0, zero residuals, |p| = 1
+    exactly, a run without renormalisation whose |p| drifts by what norm_residual records."""
+    d = tmp_path / "result"
+    shutil.copytree(partial, d)
+
+    def edge(a):
+        a["energy"][1] = [0.0, a["energy"][1, 1], a["energy"][1, 1]]
+        a["eom_residual"][:] = 0.0
+
+    _arrays(edge)(d)
+    assert SimulationResult.load(d).n_steps == 2
+    drift = 1e-4
+    reseal(d, _set("options", "scheme", "renormalize", value=False))
+
+    def drifted(a):
+        a["q"][1:, 3:7] *= np.sqrt(1 + drift)
+        a["norm_residual"][:] = drift
+
+    _arrays(drifted)(d)
+    assert SimulationResult.load(d).n_steps == 2

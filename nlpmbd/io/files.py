@@ -3,10 +3,10 @@
 Both files are written atomically (io/outdir.py), result.npz first. result.npz also holds the
 metadata (the string array `meta_json`) with a SHA-256 checksum of the metadata and the arrays,
 so it is the authority: a process killed between the two writes leaves a result.npz beside an
-older meta.json of the same run (or none), and loading takes the embedded copy. A meta.json
-that differs from it in any other way (edited, or from another run) is refused; so is a file
-whose contents no longer match their checksum, or whose values no run could produce
-(io/validate.py).
+earlier meta.json of the same run (or none: a meta.json of another run is removed before
+result.npz is replaced), and loading takes the embedded copy. A meta.json that differs from it
+in any other way (edited) is refused; so is a file whose contents no longer match their
+checksum, or whose values no run could produce (io/validate.py).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ def write_result(
     meta["digest"] = checksum(meta, arrays)
     text = json.dumps(meta, indent=2, sort_keys=True)
     stored = {**arrays, EMBEDDED_META: np.array(text)}
+    _drop_foreign_meta_json(d / "meta.json", meta)
     atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **stored))  # type: ignore[arg-type]
     atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
     return d
@@ -135,9 +136,24 @@ def _embedded_meta(text: str, d: Path) -> dict[str, Any]:
     return meta
 
 
+def _drop_foreign_meta_json(path: Path, meta: dict[str, Any]) -> None:
+    """Remove a meta.json that could not stand beside the new result.npz (another run's, or a
+    later state): a kill between the two writes would otherwise leave a directory that loading
+    refuses. An earlier state of this run stays, so that meta.json is there at every moment of
+    a run."""
+    try:
+        outside = json.loads(path.read_text())
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError):
+        outside = None
+    if not _same_run_so_far(outside, meta):
+        path.unlink(missing_ok=True)
+
+
 def _reconcile_meta_json(meta: dict[str, Any], d: Path) -> None:
     """A meta.json beside the arrays must be their metadata (compared as parsed JSON), or an
-    earlier checkpoint of the same run (a kill between the two writes); it may be missing."""
+    earlier state of the same run (a kill between the two writes); it may be missing."""
     path = d / "meta.json"
     if not path.exists():
         return
@@ -147,32 +163,37 @@ def _reconcile_meta_json(meta: dict[str, Any], d: Path) -> None:
         raise InputError(
             f"meta.json in {str(d)!r} is not valid JSON ({error_reason(err)})"
         ) from None
-    if outside == meta:
-        return
-
-    def steps(m: Any) -> int:
-        summary = m.get("summary") if isinstance(m, dict) else None
-        value = summary.get("steps", -1) if isinstance(summary, dict) else -1
-        return value if isinstance(value, int) else -1
-
-    options = meta.get("options")
-    run_options = (
-        {k: v for k, v in options.items() if k != "output"}
-        if isinstance(options, dict)
-        else options
-    )
-    outside_options = outside.get("options") if isinstance(outside, dict) else None
-    if isinstance(outside_options, dict):
-        outside_options = {k: v for k, v in outside_options.items() if k != "output"}
-    earlier = (
-        isinstance(outside, dict)
-        and outside.get("completed") is False
-        and all(outside.get(k) == meta.get(k) for k in RUN_KEYS)
-        and outside_options == run_options
-        and 0 <= steps(outside) < steps(meta)
-    )
-    if not earlier:
+    if not _same_run_so_far(outside, meta):
         raise InputError(
             f"meta.json in {str(d)!r} does not match the metadata stored in result.npz "
             "(edited, or from another run)"
         )
+
+
+def _steps(meta: Any) -> int:
+    summary = meta.get("summary") if isinstance(meta, dict) else None
+    value = summary.get("steps", -1) if isinstance(summary, dict) else -1
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def _run_options(meta: Any) -> Any:
+    """The options that define a run: all but `output` (a resumed run may change those)."""
+    options = meta.get("options") if isinstance(meta, dict) else None
+    if isinstance(options, dict):
+        return {k: v for k, v in options.items() if k != "output"}
+    return options
+
+
+def _same_run_so_far(outside: Any, meta: dict[str, Any]) -> bool:
+    """`outside` (a parsed meta.json) is `meta`, or a checkpoint of the same run (same case,
+    parameters, system and options; `command` differs for a resumed run) taken no later: the
+    last checkpoint and the final save may hold the same steps."""
+    if outside == meta:
+        return True
+    return (
+        isinstance(outside, dict)
+        and outside.get("completed") is False
+        and all(outside.get(k) == meta.get(k) for k in RUN_KEYS)
+        and _run_options(outside) == _run_options(meta)
+        and 0 <= _steps(outside) <= _steps(meta)
+    )

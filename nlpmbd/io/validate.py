@@ -18,6 +18,31 @@ from .schema import SCHEMA, SIZE_KEYS
 UNIT_NORM_TOL = 1e-6
 #: Relative slack of the time axis against t_end and of t[k+1] - t[k] against h[k].
 TIME_TOL = 1e-9
+#: Relative slack of energy[:, 2] against energy[:, 0] + energy[:, 1] (one rounding: ~1e-16).
+ENERGY_TOL = 1e-12
+#: Arrays that are counts, times or norms (not lam: IPOPT may end a bound 1e-8 outside).
+NON_NEGATIVE = (
+    "eom_residual",
+    "norm_residual",
+    "eq_residual",
+    "comp_residual",
+    "iterations",
+    "solve_time",
+)
+#: Arrays whose first row (t = 0, before any step) is 0 (io/schema.py).
+ZERO_FIRST_ROW = ("lam", "lam_eq", "compliant_force")
+#: Types of the top-level metadata a run writes (checked when present).
+TYPES: dict[str, type] = {
+    "case": str,
+    "completed": bool,
+    "command": str,
+    "message": str,
+    "codegen": str,
+    "resumed": bool,
+    "summary": dict,
+    "versions": dict,
+    "options": dict,
+}
 
 
 def _bad(d: Path, name: str, what: str, file: str = "meta.json") -> InputError:
@@ -48,24 +73,61 @@ def check_meta(meta: dict[str, Any], d: Path) -> None:
         or not all(_finite_number(c) and c >= 0 for c in scales)
     ):
         raise _bad(d, "contact_scales", "must give one clearance >= 0 (m) per contact label")
-    for key, kind in (("options", dict), ("completed", bool), ("case", str)):
+    for key, kind in TYPES.items():
         if key in meta and not isinstance(meta[key], kind):
-            raise _bad(d, key, f"must be a JSON {kind.__name__}, got {type(meta[key]).__name__}")
-    if not isinstance(meta.get("options"), dict):
-        raise _bad(d, "options", "must be a JSON object")
+            raise _bad(d, key, f"must be a JSON {kind.__name__}, got {short_repr(meta[key])}")
+    for key in ("wall_time", "setup_time"):
+        if key in meta and not (_finite_number(meta[key]) and meta[key] >= 0):
+            raise _bad(d, key, f"must be a finite time >= 0 s, got {short_repr(meta[key])}")
+    gravity = meta.get("gravity", [0.0, 0.0, 0.0])
+    if not (isinstance(gravity, list) and len(gravity) == 3 and all(map(_finite_number, gravity))):
+        raise _bad(d, "gravity", f"must be 3 finite numbers (m/s^2), got {short_repr(gravity)}")
+    _check_options(meta.get("options"), d)
     parameters = meta.get("parameters", {})
     if not isinstance(parameters, dict) or not all(
         isinstance(v, (str, bool)) or _finite_number(v) for v in parameters.values()
     ):
         raise _bad(d, "parameters", "must map names to numbers, true/false or text")
-    geometry = meta.get("joint_geometry", {})
-    if not isinstance(geometry, dict) or not all(isinstance(g, dict) for g in geometry.values()):
-        raise _bad(d, "joint_geometry", "must map joint names to JSON objects")
+    _check_geometry(meta.get("joint_geometry", {}), meta.get("joints", []), d)
     warnings = meta.get("warnings", [])
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
         raise _bad(d, "warnings", "must list text lines")
     if "resume" in meta:
         _check_resume(meta["resume"], len(meta.get("compliant_labels", [])), d)
+
+
+def _check_geometry(geometry: Any, joints: list[str], d: Path) -> None:
+    """Joint.describe() of the result's joints: plain numbers and names (model/joint.py)."""
+    if not isinstance(geometry, dict) or not all(isinstance(g, dict) for g in geometry.values()):
+        raise _bad(d, "joint_geometry", "must map joint names to JSON objects")
+    for joint, values in geometry.items():
+        if joint not in joints:
+            raise _bad(d, "joint_geometry", f"names {short_repr(joint)}, not a joint of the run")
+        for key, value in values.items():
+            if not (isinstance(value, (str, bool)) or _finite_number(value)):
+                raise _bad(
+                    d,
+                    f"joint_geometry.{joint}.{key}",
+                    f"must be a finite number, true/false or text, got {short_repr(value)}",
+                )
+
+
+def _check_options(options: Any, d: Path) -> None:
+    """Option groups as SimulationOptions.as_dict writes them; loading reads t_end and
+    renormalize (the rest is checked when a run is resumed with them)."""
+    if not isinstance(options, dict):
+        raise _bad(d, "options", "must be a JSON object")
+    for group, entries in options.items():
+        if not isinstance(entries, dict):
+            raise _bad(d, f"options.{group}", f"must be a JSON object, got {short_repr(entries)}")
+    t_end = options.get("time", {}).get("t_end")
+    if not (_finite_number(t_end) and t_end > 0):
+        raise _bad(d, "options.time.t_end", f"must be a finite time > 0 s, got {short_repr(t_end)}")
+    renormalize = options.get("scheme", {}).get("renormalize", True)
+    if not isinstance(renormalize, bool):
+        raise _bad(
+            d, "options.scheme.renormalize", f"must be true or false, got {short_repr(renormalize)}"
+        )
 
 
 def _check_resume(state: Any, n_compliant: int, d: Path) -> None:
@@ -112,7 +174,29 @@ def check_arrays(arrays: dict[str, np.ndarray], meta: dict[str, Any], d: Path) -
     _check_time(arrays["t"], arrays["h"], meta, d)
     if not np.all(np.isin(arrays["status"], (0, 1, 2, 3))):
         raise _bad(d, "status", "must hold integers in [0, 3]", "result.npz")
+    _check_values(arrays, d)
     _check_euler(arrays, meta, d)
+
+
+def _check_values(arrays: dict[str, np.ndarray], d: Path) -> None:
+    """Signs, first rows and the energy balance that every run writes (io/schema.py)."""
+    for name in NON_NEGATIVE:
+        if np.any(arrays[name] < 0):
+            raise _bad(d, name, "must be >= 0 (a count, time or norm)", "result.npz")
+    for name in ZERO_FIRST_ROW:
+        if np.any(arrays[name][0] != 0):
+            raise _bad(d, name, "must be 0 in its first row (t = 0)", "result.npz")
+    kinetic, potential, total = arrays["energy"].T
+    scale = np.maximum(1.0, np.abs(kinetic) + np.abs(potential))
+    if np.any(kinetic < -ENERGY_TOL * scale) or np.any(
+        np.abs(kinetic + potential - total) > ENERGY_TOL * scale
+    ):
+        raise _bad(
+            d,
+            "energy",
+            "must hold kinetic (>= 0), potential and total = kinetic + potential (J)",
+            "result.npz",
+        )
 
 
 def _check_time(t: np.ndarray, h: np.ndarray, meta: dict[str, Any], d: Path) -> None:
