@@ -63,13 +63,17 @@ def test_block_on_incline_sticks_or_slides_as_coulomb_says(alpha, mu, mu_static)
     assert r.eom_residual.max() < 1e-8
 
 
+@pytest.mark.parametrize("solver", ["nlp", "qp"])
 @pytest.mark.parametrize("e", [0.0, 0.4, 0.8, 1.0])
-def test_ball_rebounds_with_the_restitution_ratio(e):
+def test_ball_rebounds_with_the_restitution_ratio(e, solver):
     R, drop = 0.05, 0.2
     system = System(gravity=(0, -G, 0))
     ball = system.add_body(RigidBody("ball", 1.0, (1e-3,) * 3, position=(0, drop + R, 0)))
     system.add_joint(PlaneContact("floor", ball, [(0, -R, 0)], contact=HardContact(restitution=e)))
-    r = simulate(system, SimulationOptions(t_end=0.5, h_min=1e-4, h_max=1e-4))
+    options = SimulationOptions(t_end=0.5, h_min=1e-4, h_max=1e-4, solver=solver)
+    r = simulate(system, options)
+    if solver == "qp":  # every step in the compiled chunks (none handed back to the NLP)
+        assert r.meta["chunk_steps"] == len(r.h) and r.meta["qp_fallback_steps"] == 0
     vy = r.v[:, 1]
     k = int(np.argmax(r.lam[:, 0] > 1e-6))  # the impact step (IPOPT leaves ~1e-12 N elsewhere)
     assert vy[k - 1] == pytest.approx(-np.sqrt(2 * G * drop), rel=2e-3)

@@ -67,7 +67,6 @@ def build_solver(
         what
         for what, present in (
             ("friction", m.has_friction),
-            ("restitution", m.has_restitution),
             ("compliant contact", m.n_compliant > 0),
         )
         if present

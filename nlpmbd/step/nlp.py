@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import InputError
 from .config import DEFAULT_FRICTION, Formulation, Friction
-from .graph import NLPGraph, build_graph
+from .graph import NLPGraph, build_graph, flushed
+from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
@@ -127,7 +128,7 @@ class NLPStep(StepSolver):
     def parameters(
         self, inputs: StepInputs, friction_normal: np.ndarray | None = None
     ) -> np.ndarray:
-        """P for a step (layout `p`)."""
+        """P for a step (layout `p`), its tiny numbers zero (graph.flushed)."""
         g, m = self.graph, self.kernel.model
         blocks: dict[str, Any] = {
             "t": inputs.t,
@@ -143,7 +144,7 @@ class NLPStep(StepSolver):
             blocks["applied"] = (
                 inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
             )
-        return g.layout_p.stack(blocks)
+        return flushed(g.layout_p.stack(blocks))
 
     def bounds(self, h_lo: float, h_hi: float) -> tuple[np.ndarray, np.ndarray]:
         """Bounds of x for a step with h in [h_lo, h_hi] (s = h / h_max)."""
@@ -153,16 +154,24 @@ class NLPStep(StepSolver):
         lbx[lay["lam"]] = 0.0
         return lbx, ubx
 
-    def row_bounds(self, inputs: StepInputs) -> np.ndarray:
-        """Upper bounds of the rows for this step: restitution rows (Phi_v v <= -e Phi_v vm) are
-        opened for the contacts that approach and would close within the step at that speed."""
+    def impact_set(self, inputs: StepInputs) -> np.ndarray:
+        """The contacts that obey Newton's impact law in this step (step/impacts.py), for a
+        system with restitution."""
+        m = self.kernel.model
+        phi, rate = (np.asarray(a).ravel() for a in self.graph.impacts(inputs.q, inputs.v))
+        hit = impact_set(phi, rate, inputs.h_hi, m.restitution, self.kernel.scales)
+        return np.asarray(hit, dtype=float).ravel() > 0.5
+
+    def row_bounds(self, inputs: StepInputs, released: np.ndarray | None = None) -> np.ndarray:
+        """Upper bounds of the rows for this step: the restitution rows (Phi_v v <= -e Phi_v vm)
+        of the impact set are on, the gap rows of `released` contacts off (step/impacts.py)."""
         g = self.graph
         if not g.layout_g.sizes["restitution"]:
             return g.ubg
-        phi, rate = (np.asarray(a).ravel() for a in g.impacts(inputs.q, inputs.v))
-        hit = (rate > 0) & (phi + inputs.h_hi * rate >= 0) & (self.kernel.model.restitution > 0)
         ubg = g.ubg.copy()
-        ubg[g.layout_g["restitution"]] = np.where(hit, 0.0, np.inf)
+        ubg[g.layout_g["restitution"]] = np.where(self.impact_set(inputs), 0.0, np.inf)
+        if released is not None:
+            ubg[g.layout_g["gap"]] = np.where(released, np.inf, ubg[g.layout_g["gap"]])
         return ubg
 
     def cold_point(self, inputs: StepInputs) -> np.ndarray:
@@ -182,7 +191,30 @@ class NLPStep(StepSolver):
         if warm is not None and warm.warm is not None:
             start = Start(warm.warm["x"], warm.warm["lam_x"], warm.warm["lam_g"])
         P = self.parameters(inputs, friction_normal)
-        return self.run(P, inputs, start, self.row_bounds(inputs), tic)
+        return self._release_induced(
+            P, inputs, self.run(P, inputs, start, self.row_bounds(inputs), tic), tic
+        )
+
+    def _release_induced(
+        self, P: np.ndarray, inputs: StepInputs, sol: StepSolution, tic: float
+    ) -> StepSolution:
+        """Solve again, without their gap rows, while open contacts outside the impact set are
+        stopped by them: induced impacts obey Newton's law in the next step (step/impacts.py)."""
+        m = self.kernel.model
+        if not self.graph.layout_g.sizes["restitution"]:
+            return sol
+        hit, released = self.impact_set(inputs), np.zeros(m.n_gap, dtype=bool)
+        iterations = sol.iterations
+        while not sol.failed and sol.warm is not None:
+            more = np.asarray(induced(sol.lam, hit, released, m.restitution)).ravel() > 0.5
+            if not more.any():
+                break
+            released |= more
+            start = Start(sol.warm["x"], sol.warm["lam_x"], sol.warm["lam_g"])
+            sol = self.run(P, inputs, start, self.row_bounds(inputs, released), tic)
+            iterations += max(sol.iterations, 0)
+        sol.iterations = iterations
+        return sol
 
     def run(
         self, P: np.ndarray, inputs: StepInputs, start: Start | None, ubg: np.ndarray, tic: float

@@ -65,18 +65,20 @@ class GapProjection:
             {"h": ca.DM(model.M).sparsity(), "a": ca.Sparsity.dense(nc + ne, 6 * N)},
             _QUIET_QP,
         )
+        # in units of the clearance (dx = c y): qrqp takes rows violated by less than its
+        # constr_viol_tol (1e-8) as satisfied, and the target here is 1e-4 c
         sol = qp(
             h=ca.DM(model.M),
             g=ca.DM.zeros(6 * N),
             a=ca.densify(ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t))),
             lba=lba,
-            uba=ca.vertcat(-model.Phi(q), ca.DM.zeros(ne)),
+            uba=ca.vertcat(-model.Phi(q) / clearance, ca.DM.zeros(ne)),
         )
         # CasADi's Function.if_else (a switch) evaluates only the branch taken: an iteration
         # costs nothing once the gaps are within tolerance
         iterate = ca.Function.if_else(
             "gauss_newton_iteration",
-            ca.Function("gn", [q, t], [advance(q, sol["x"])[0]]),
+            ca.Function("gn", [q, t], [advance(q, clearance * sol["x"])[0]]),
             ca.Function("keep", [q, t], [q]),
         )
         qk, n_qp = q, ca.MX(0)

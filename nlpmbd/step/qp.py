@@ -30,6 +30,7 @@ import casadi as ca
 import numpy as np
 
 from .config import QPPlugin
+from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
@@ -73,30 +74,62 @@ class QPStep(StepSolver):
 
     # ---- one QP ------------------------------------------------------------------------
     def _attempt_function(self, plugin: str) -> ca.Function:
+        """(t, q, v, h, use_curvature) -> the step at h, with its checks (ATTEMPT_OUT). With
+        restitution, a second QP releases the gap rows of induced impacts (step/impacts.py);
+        CasADi's Function.if_else evaluates it only when one happened."""
+        N = self.kernel.model.n_bodies
+        t, h, use_curv = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("use_curvature")
+        q, v = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N)
+        one = self._one_qp(plugin)
+        nc = self.kernel.model.n_gap
+        out = one.call([t, q, v, h, use_curv, ca.MX.zeros(nc)])
+        if self.kernel.model.has_restitution:
+            syms = [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(out)]
+            inputs = [t, q, v, h, use_curv, *syms]
+            again = ca.Function.if_else(
+                "release_induced",
+                ca.Function("again", inputs, one.call([t, q, v, h, use_curv, syms[-1]])),
+                ca.Function("keep", inputs, syms),
+            )
+            out = again.call([ca.mmax(ca.vertcat(0, out[-1])), t, q, v, h, use_curv, *out])
+            # a second round of induced impacts: hand the step to Python (the NLP path)
+            out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
+        return ca.Function(
+            "qp_attempt",
+            [t, q, v, h, use_curv],
+            out[:8],
+            ["t", "q", "v", "h", "use_curvature"],
+            list(ATTEMPT_OUT),
+        )
+
+    def _one_qp(self, plugin: str) -> ca.Function:
+        """One QP: (t, q, v, h, use_curvature, released) -> ATTEMPT_OUT, released, induced."""
         k, m = self.kernel, self.kernel.model
         N, nc, ne = m.n_bodies, m.n_gap, m.n_eq
         t, h, use_curv = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("use_curvature")
         q, v = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N)
+        released = ca.MX.sym("released", nc)
         M = ca.DM(m.M)
         v_free = v + h * ca.DM(np.linalg.inv(m.M)) @ (m.Q(t, q, v) - m.S(q, v))
         Phi_v, Phi_eq_v = m.Phi_v(q), m.Phi_eq_v(q, t)
         phi = k.gap_bound(q, v, h, use_curv)
-        eq_rhs = -(m.Phi_eq(q, t) / h + m.Phi_eq_t(q, t))
-        A = ca.vertcat(Phi_eq_v, Phi_v)
-        lba = ca.vertcat(eq_rhs, -ca.inf * ca.DM.ones(nc))
-        uba = ca.vertcat(eq_rhs, -phi / h)
-        qp = qp_solver("step_qp", plugin, M.sparsity(), ca.Sparsity.dense(ne + nc, 6 * N))
-        sol = qp(h=M, g=-M @ v_free, a=ca.densify(A), lba=lba, uba=uba)
+        rows = _Rows(k, t, q, v, h, phi, released)
+        qp = qp_solver("step_qp", plugin, M.sparsity(), ca.Sparsity.dense(rows.n, 6 * N))
+        sol = qp(h=M, g=-M @ v_free, a=ca.densify(rows.A), lba=rows.lba, uba=rows.uba)
         v_new, mult = sol["x"], sol["lam_a"] / h
-        lam_eq, lam = mult[:ne, 0], mult[ne:, 0]  # 2-D slices: 1x1 would slice as a row
+        lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
+        lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
+        lam = lam_gap + lam_rest
         # residuals in the NLP path's units: EoM (N), constraints (m), complementarity (N m)
         K = M @ (v_new - v_free) / h
         eom = ca.norm_2(K + Phi_v.T @ lam + Phi_eq_v.T @ lam_eq)
         eom_scale = k.eom_scale(M @ (v_new - v) / h, K)
         phi_lin = phi + h * Phi_v @ v_new
-        eq_lin = h * (Phi_eq_v @ v_new - eq_rhs)
-        viol = ca.mmax(ca.vertcat(0, phi_lin, ca.fabs(eq_lin)))
-        comp = ca.mmax(ca.vertcat(0, ca.fabs(lam * phi_lin)))
+        gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
+        eq_lin = h * (Phi_eq_v @ v_new - rows.eq_rhs)
+        newton = rows.newton(v_new)
+        viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton))
+        comp = ca.mmax(ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton)))
         q_new, drift = k.update(q, v_new, h)
         total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
         finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
@@ -104,13 +137,9 @@ class QPStep(StepSolver):
         # fail x < inf
         finite = finite * (comp < ca.inf) * (drift < ca.inf)
         ok = finite * k.accepts(viol, eom, eom_scale, comp, lam)
-        return ca.Function(
-            "qp_attempt",
-            [t, q, v, h, use_curv],
-            [q_new, v_new, lam, lam_eq, eom, comp, drift, ok],
-            ["t", "q", "v", "h", "use_curvature"],
-            list(ATTEMPT_OUT),
-        )
+        caught = induced(lam_gap, rows.hit, released, m.restitution) if nc else released
+        outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, released, released + caught]
+        return ca.Function("qp_one", [t, q, v, h, use_curv, released], outputs)
 
     # ---- a whole step, for the chunks --------------------------------------------------
     @functools.cached_property
@@ -200,6 +229,40 @@ class QPStep(StepSolver):
             m, nan = self.kernel.model, np.nan
             lam, lam_eq = np.full(m.n_gap, nan), np.full(m.n_eq, nan)
             return [qm * nan, vm * nan, lam, lam_eq, nan, nan, nan, 0.0], False
+
+
+class _Rows:
+    """The QP's rows at h, each divided by h so that it reads in m/s: the linearised
+    equalities, the gap rows (off for `released` contacts) and, with restitution, Newton's
+    rows Phi_v v <= -e Phi_v vm of the impact set (step/impacts.py; off elsewhere)."""
+
+    def __init__(
+        self, k: StepKernel, t: ca.MX, q: ca.MX, v: ca.MX, h: ca.MX, phi: ca.MX, released: ca.MX
+    ) -> None:
+        m = k.model
+        nc = m.n_gap
+        Phi_v = m.Phi_v(q)
+        self.eq_rhs = -(m.Phi_eq(q, t) / h + m.Phi_eq_t(q, t))
+        inf = ca.inf * ca.DM.ones(nc)
+        gap_ub = ca.if_else(released > 0, inf, -phi / h)
+        self.restitution = m.has_restitution
+        self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
+        self.hit = ca.MX.zeros(nc)
+        A, lba, uba = [m.Phi_eq_v(q, t), Phi_v], [self.eq_rhs, -inf], [self.eq_rhs, gap_ub]
+        if self.restitution:
+            self.hit = impact_set(m.Phi(q), self.rate, h, m.restitution, k.scales)
+            A.append(Phi_v)
+            lba.append(-inf)
+            uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
+        self.Phi_v = Phi_v
+        self.A, self.lba, self.uba = ca.vertcat(*A), ca.vertcat(*lba), ca.vertcat(*uba)
+        self.n = self.A.shape[0]
+
+    def newton(self, v_new: ca.MX) -> ca.MX:
+        """Phi_v v + e Phi_v vm on the impact set (m/s; <= 0 when Newton's law holds), else 0."""
+        if not self.restitution:
+            return ca.MX.zeros(self.Phi_v.shape[0])
+        return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
 @contextlib.contextmanager
