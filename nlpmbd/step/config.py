@@ -71,16 +71,21 @@ class Verification:
 class Friction:
     """Numerical settings of Coulomb friction on hard contacts (step/friction.py).
 
-    The fixed point of a step stops when mu |lambda_new - lambda_old| <= tol max(mu lambda, 1 N),
-    or after `iterations` solves (counted as unconverged). |D v| is smoothed as
-    sqrt(|D v|^2 + creep^2) - creep: a sticking contact creeps at most `creep` m/s. A contact
-    slipping slower than `stick_speed` m/s at the start of a step uses the static coefficient.
+    A step's fixed point ends when the EoM residual with the friction forces of the Coulomb law
+    at the step's own normal forces is within the kernel's Verification bound (solved), or when
+    mu |lambda_new - lambda_old| <= tol max(mu lambda, 1 N) without that (stalled: FAILED), or
+    after `iterations` solves (FAILED, counted as unconverged). `memory`: residuals mixed by
+    the Anderson acceleration of the normal-force update (0: plain substitution). |D v| is
+    smoothed as sqrt(|D v|^2 + creep^2) - creep: a sticking contact creeps at most `creep`
+    m/s. A contact slipping slower than `stick_speed` m/s at the start of a step uses the static
+    coefficient.
     """
 
     tol: float = 1e-9
     iterations: int = 50
     creep: float = 1e-7
     stick_speed: float = 1e-4
+    memory: int = 5
 
 
 DEFAULT_VERIFICATION = Verification()

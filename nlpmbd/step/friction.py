@@ -1,19 +1,98 @@
 """Coulomb friction as a fixed point of Tresca steps (model/contact.py, HardContact).
 
 Each solve of the NLP takes the friction bounds g_j = mu_j lambda_j with lambda_j given (the
-parameters' `friction_normal`); the step is solved again with the normal forces it produced
-until they stop changing (Friction.tol; at most Friction.iterations solves, each warm-started
-from the one before). The fixed point is a Coulomb step: no normal dilation, unlike Anitescu's
-convex relaxation.
+parameters' `friction_normal`, "the input"); its friction forces are beta_j = g_j u_j / |u_j|_eps,
+u_j = D_j v the slip velocity and |u|_eps = sqrt(|u|^2 + creep^2). The step is a Coulomb step
+(no normal dilation, unlike Anitescu's convex relaxation) when the same forces obey the law
+with the normal forces lambda_j the solve produced ("the output"):
+beta_j = mu_j lambda_j u_j / |u_j|_eps.
+
+Acceptance is tested on the equations of motion, the quantity that is unique even where the
+split of lambda over redundant contacts (the two ends of a pin) is not: with the output's
+friction forces the EoM residual grows by r_C = |sum_j D_j^T (beta_j(lambda_out) - beta_j)|,
+and a step is solved only when the Tresca solve's residual plus r_C is within the kernel's
+Verification bound (the same relative bound as every other step). A step that does not get
+there within Friction.iterations solves is a FAILED step (the retry ladder solves it again; a
+run whose every attempt fails stops with SolverFailure), never an accepted one.
+
+The input is updated by Anderson acceleration (type II, Walker and Ni 2011) of the map
+lambda_in -> lambda_out, on the frictional contacts, weighted by mu: plain substitution
+oscillates where the map's slope is below -1 (large mu) or where the split over redundant
+contacts flips between solves, and crawls where it is close to 1; the least-squares mix of the
+last few residuals is a secant method for the first and averages the flip for the second. The
+update is kept >= 0; when the residual grows the memory is dropped and the step is damped.
 """
 
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
+from ..model.symbolic import SymbolicModel
 from .config import Friction
 from .nlp import NLPStep
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
+
+
+def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
+    """(t, qm, vm, v, h, lam, beta (3, M), applied (6N)) -> (r_C, eom scale): the growth of the
+    EoM residual when the friction forces beta of a Tresca solve are replaced by those of the
+    Coulomb law with normal forces lam (module docstring), and the kernel's size of the forces
+    at play (StepKernel.eom_scale)."""
+    nc, N = model.n_gap, model.n_bodies
+    t, h = ca.SX.sym("t"), ca.SX.sym("h")
+    qm, vm, v = ca.SX.sym("qm", 7 * N), ca.SX.sym("vm", 6 * N), ca.SX.sym("v", 6 * N)
+    lam, beta, applied = ca.SX.sym("lam", nc), ca.SX.sym("beta", 3, nc), ca.SX.sym("f", 6 * N)
+    D = model.slip(qm)
+    mu_k, mu_s = ca.DM(model.mu), ca.DM(model.mu_static)
+    diff = ca.SX.zeros(6 * N, 1)
+    for j in range(nc):
+        Dj = D[3 * j : 3 * j + 3, :]
+        coef = ca.if_else(ca.norm_2(Dj @ vm) < settings.stick_speed, mu_s[j], mu_k[j])
+        u = Dj @ v
+        coulomb = coef * lam[j] * u / ca.sqrt(ca.dot(u, u) + settings.creep**2)
+        diff = diff + Dj.T @ (coulomb - beta[:, j])
+    M = ca.DM(model.M)
+    inertia = M @ (v - vm) / h
+    rest = model.S(qm, vm) - model.Q(t, qm, vm) - applied
+    scale = ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
+    return ca.Function("coulomb", [t, qm, vm, v, h, lam, beta, applied], [ca.norm_2(diff), scale])
+
+
+class _Anderson:
+    """Anderson acceleration of x = F(x) on x >= 0, residuals weighted by w (module docstring)."""
+
+    def __init__(self, weights: np.ndarray, memory: int) -> None:
+        self.w, self.memory = weights, memory
+        self.dx: list[np.ndarray] = []
+        self.df: list[np.ndarray] = []
+        self.last: tuple[np.ndarray, np.ndarray] | None = None
+        self.best = np.inf
+
+    def next(self, x: np.ndarray, fx: np.ndarray) -> np.ndarray:
+        f = fx - x
+        size = float(np.linalg.norm(self.w * f))
+        if self.last is not None and self.memory > 0:
+            x0, f0 = self.last
+            self.dx.append(x - x0)
+            self.df.append(f - f0)
+            del self.dx[: -self.memory], self.df[: -self.memory]
+        self.last = (x, f)
+        if size > 10.0 * self.best:  # diverging: forget the secant model
+            self.dx.clear()
+            self.df.clear()
+        self.best = min(self.best, size)
+        if self.df:
+            F = np.column_stack(self.df) * self.w[:, None]
+            gamma = np.linalg.lstsq(F, self.w * f, rcond=1e-12)[0]
+            step = x + f - (np.column_stack(self.dx) + np.column_stack(self.df)) @ gamma
+            if np.any(step < 0.0):
+                # the secant model leaves lambda >= 0, where the map changes its active set
+                # (a contact unloads): step onto the boundary and build the model afresh
+                self.dx.clear()
+                self.df.clear()
+            return np.maximum(step, 0.0)
+        return np.maximum(fx, 0.0)
 
 
 class FrictionFixedPoint(StepSolver):
@@ -25,41 +104,67 @@ class FrictionFixedPoint(StepSolver):
         super().__init__(nlp.kernel)
         self.nlp, self.settings = nlp, settings
         self.extra_solves = 0  # solves beyond the first, over the run
-        self.unconverged = 0  # steps that reached settings.iterations
+        self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
         self._last_normal = np.zeros(0)
+        model = nlp.kernel.model
+        self.coulomb = coulomb_function(model, settings)
+        self.frictional = np.flatnonzero(model.mu_static > 0)
 
     def counters(self) -> dict[str, int]:
         return {"friction_solves": self.extra_solves, "friction_unconverged": self.unconverged}
 
+    def coulomb_residual(self, inputs: StepInputs, sol: StepSolution) -> tuple[float, float]:
+        """(EoM residual of `sol` with the Coulomb forces of its own normal forces, the bound
+        the kernel's Verification puts on it)."""
+        m = self.kernel.model
+        beta = -sol.friction if sol.friction is not None else np.zeros((3, m.n_gap))
+        applied = inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
+        r, scale = self.coulomb(inputs.t, inputs.q, inputs.v, sol.v, sol.h, sol.lam, beta, applied)
+        return sol.eom_residual + float(r), self.kernel.verification.eom * float(scale)
+
     def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
         model = self.kernel.model
-        nc, tol = model.n_gap, self.settings.tol
+        nc, idx = model.n_gap, self.frictional
         normal = self._last_normal.copy() if self._last_normal.size == nc else np.zeros(nc)
         if warm is not None and warm.lam.size == nc:
             normal = warm.lam.copy()
+        normal = np.maximum(normal, 0.0)
+        accel = _Anderson(model.mu_static[idx], self.settings.memory)
         iters, spent, start = 0, 0.0, warm
-        for _ in range(self.settings.iterations):
+        residual, bound = np.inf, 0.0
+        for k in range(self.settings.iterations):
+            if k:
+                self.extra_solves += 1
             sol = self.nlp.solve(inputs, start, friction_normal=normal)
             iters += max(sol.iterations, 0)
             spent += sol.solve_time
-            if sol.status == FAILED:
+            if sol.failed:
+                break
+            residual, bound = self.coulomb_residual(inputs, sol)
+            if residual <= bound:
                 break
             change = np.max(model.mu_static * np.abs(sol.lam - normal), initial=0.0)
             size = np.max(model.mu_static * np.abs(sol.lam), initial=0.0)
-            # over redundant contacts the split of lambda is not unique, but v is (the step is
-            # strictly convex in v): a step whose v no longer moves has converged too
-            same_v = (
-                start is not None
-                and start is not warm
-                and np.max(np.abs(sol.v - start.v), initial=0.0)
-                <= tol * max(1.0, np.max(np.abs(sol.v), initial=0.0))
-            )
-            normal, start = sol.lam.copy(), sol
-            if change <= tol * max(size, 1.0) or same_v:
+            if change <= self.settings.tol * max(size, 1.0):  # stalled short of the bound
+                self.unconverged += 1
+                sol.status = FAILED
+                sol.return_status = (
+                    f"{sol.return_status}; Coulomb friction stalled (EoM residual "
+                    f"{residual:.3g} with the output's friction forces > {bound:.3g})"
+                )
                 break
-            self.extra_solves += 1
+            nxt = normal.copy()
+            nxt[idx] = accel.next(normal[idx], sol.lam[idx])
+            normal, start = nxt, sol
         else:
             self.unconverged += 1
+            sol.status = FAILED
+            sol.return_status = (
+                f"{sol.return_status}; Coulomb friction not converged in "
+                f"{self.settings.iterations} solves (EoM residual {residual:.3g} with the "
+                f"output's friction forces > {bound:.3g})"
+            )
         sol.iterations, sol.solve_time = iters, spent
-        self._last_normal = sol.lam.copy()
+        if not sol.failed:
+            self._last_normal = sol.lam.copy()
         return sol
