@@ -42,9 +42,10 @@ def _cube_on_incline(alpha_deg: float, contact) -> tuple[System, np.ndarray]:
     ("alpha", "mu", "mu_static"),
     [(20.0, 0.5, None), (30.0, 0.5, 0.6), (25.0, 0.4, 0.5), (30.0, 0.2, None), (40.0, 0.3, 0.7)],
 )
-def test_block_on_incline_sticks_or_slides_as_coulomb_says(alpha, mu, mu_static):
+@pytest.mark.parametrize("solver", ["nlp", "qp"])
+def test_block_on_incline_sticks_or_slides_as_coulomb_says(alpha, mu, mu_static, solver):
     system, up = _cube_on_incline(alpha, HardContact(mu=mu, mu_static=mu_static))
-    r = simulate(system, SimulationOptions(t_end=0.4, h_min=1e-3, h_max=1e-3))
+    r = simulate(system, SimulationOptions(t_end=0.4, h_min=1e-3, h_max=1e-3, solver=solver))
     s = r.q[:, :3] @ up
     al = np.radians(alpha)
     if np.tan(al) < (mu_static or mu):
@@ -90,7 +91,8 @@ def test_ball_rebounds_with_the_restitution_ratio(e, solver):
     assert r.gap.max() <= 1e-12
 
 
-def test_spinning_block_decelerates_as_friction_predicts():
+@pytest.mark.parametrize("solver", ["nlp", "qp"])
+def test_spinning_block_decelerates_as_friction_predicts(solver):
     """Four corners each carry m g / 4; their friction torque mu m g r about the vertical axis
     decelerates the spin linearly: w(t) = w0 - mu m g r / J t, until it stops."""
     a, b, c, m, mu, w0 = 0.2, 0.05, 0.1, 2.0, 0.3, 6.0
@@ -101,7 +103,7 @@ def test_spinning_block_decelerates_as_friction_predicts():
     )
     corners = [(sx * a / 2, -b / 2, sz * c / 2) for sx in (-1, 1) for sz in (-1, 1)]
     system.add_joint(PlaneContact("floor", block, corners, contact=HardContact(mu=mu)))
-    r = simulate(system, SimulationOptions(t_end=0.6, h_min=1e-3, h_max=1e-3))
+    r = simulate(system, SimulationOptions(t_end=0.6, h_min=1e-3, h_max=1e-3, solver=solver))
     alpha = mu * m * G * np.hypot(a / 2, c / 2) / J[1]
     expected = np.maximum(w0 - alpha * r.t, 0.0)
     assert w0 / alpha < 0.6  # it stops within the run
@@ -160,9 +162,9 @@ def test_bad_hard_contact_is_rejected(kwargs, fragment):
         HardContact(**kwargs)
 
 
-def test_friction_needs_the_nlp_solver_and_implicit_formulation():
+def test_friction_needs_the_implicit_formulation_and_a_qp_solver_it_can_compile():
     system, _ = _cube_on_incline(20.0, HardContact(mu=0.5))
-    with pytest.raises(InputError, match="solver must be 'nlp' for a system with friction"):
-        simulate(system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, solver="qp"))
+    with pytest.raises(InputError, match="codegen=on needs qp_solver=qrqp or auto"):
+        SimulationOptions(solver="qp", qp_solver="qpoases", codegen="on")
     with pytest.raises(InputError, match="formulation must be 'implicit'"):
         simulate(system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, formulation="mpcc"))

@@ -1,6 +1,8 @@
-"""Issue 13's regression snapshot: the arrays of every run of tests/regression/runs.py, saved
-by the code from before the engine's refactor (tests/regression/snapshot.npz, made with
-`python -m tests.regression.make_snapshot`), must come out bit for bit the same."""
+"""Issue 13's regression snapshot: the arrays of every run of tests/regression/runs.py must come
+out bit for bit as stored in tests/regression/snapshot.npz (made with `python -m
+tests.regression.make_snapshot` by the code from before the engine's refactor). A change that
+alters numbers on purpose re-makes the runs it changes with `--update RUN ... --why TEXT`; the
+snapshot's provenance lists each update (runs, parent commit, reason)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..model.symbolic import SymbolicModel
 from ..step.qp import QPStep
+from ..step.solver import StepSolution
 from .codegen import compile_function
 from .records import point_arrays
 
@@ -44,23 +45,25 @@ def chunk_layout(model: SymbolicModel) -> dict[str, int]:
         "qp_ok": 1,
         "projection_ok": 1,
         "q_raw": 7 * N,
+        "friction": 3 * M,
     }
 
 
 def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
-    """n steps in one Function (mapaccum): (X0 = [t; q; v], h (1 x n)) -> (X_n, R (rows x n)).
+    """n steps in one Function (mapaccum): (X0 = [t; q; v; lam], h (1 x n)) -> (X_n, R (rows x
+    n)); lam, the normal forces of the step before, starts the next step's friction fixed point.
 
     Column k of R is step k's record in chunk_layout order, stacked: the state after the step,
     the time-point report (model.report) and the step diagnostics. A column with h = 0 is
     padding: the state passes through unchanged (the last chunk of a run is padded this way,
     so one compiled Function serves every chunk)."""
     m = step.kernel.model
-    N = m.n_bodies
-    X, h = ca.MX.sym("X", 1 + 13 * N), ca.MX.sym("h")
-    t, q, v = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N :]
+    N, nc = m.n_bodies, m.n_gap
+    X, h = ca.MX.sym("X", 1 + 13 * N + nc), ca.MX.sym("h")
+    t, q, v, lam = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N : 1 + 13 * N], X[1 + 13 * N :]
     active = h > 0
     h_safe = ca.if_else(active, h, h_max)
-    o = step.whole_step(t=t, q=q, v=v, h=h_safe)
+    o = step.whole_step(t=t, q=q, v=v, h=h_safe, normal=lam)
     t_new = t + h_safe
     q_new, v_new = o["q_new"], o["v_new"]
     gap, eq, energy, directions, points, forces = m.report(
@@ -85,8 +88,9 @@ def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
         o["qp_ok"],
         o["projection_ok"],
         o["q_raw"],
+        ca.densify(ca.vec(o["friction"])),
     )
-    X_new = ca.if_else(active, ca.vertcat(t_new, q_new, v_new), X)
+    X_new = ca.if_else(active, ca.vertcat(t_new, q_new, v_new, o["lam"]), X)
     one = ca.Function("qp_chunk_step", [X, h], [X_new, record])
     return one.mapaccum("qp_chunk", n)
 
@@ -147,7 +151,7 @@ class ChunkRunner:
         self.function = self.vm if function is vm else _Buffered(function, n)
 
     def run(self, X: np.ndarray, h: np.ndarray) -> ChunkRows:
-        """Evaluate steps of sizes h (at most n) from state X = [t; q; v]."""
+        """Evaluate steps of sizes h (at most n) from state X = [t; q; v; lam]."""
         m = len(h)
         row = np.zeros(self.n)
         row[:m] = h
@@ -171,7 +175,7 @@ class ChunkRunner:
         def cols(name):  # a copy: the buffers are overwritten by the next chunk
             return R[:k, r[name]].copy()
 
-        # the fast path has neither friction nor compliant contacts (run/solvers.py)
+        # the fast path has no compliant contacts (run/solvers.py)
         points = point_arrays(
             model,
             t=Xs[:k, 0].copy(),
@@ -185,6 +189,7 @@ class ChunkRunner:
             directions=cols("directions").reshape(k, nc, 3),
             points=cols("points").reshape(k, nc, 3),
             joint_force=cols("joint_force").reshape(k, nj, 3),
+            friction=cols("friction").reshape(k, nc, 3) if model.has_friction else None,
         )
         steps = {
             "h": np.asarray(h[:k], dtype=float),
@@ -201,6 +206,28 @@ class ChunkRunner:
 
 
 def state_of(rows: ChunkRows) -> np.ndarray:
-    """[t; q; v] after the last accepted step of a chunk."""
+    """[t; q; v; lam] after the last accepted step of a chunk."""
     p = rows.points
-    return np.concatenate([[p["t"][-1]], p["q"][-1], p["v"][-1]])
+    return np.concatenate([[p["t"][-1]], p["q"][-1], p["v"][-1], p["lam"][-1]])
+
+
+def chunk_end(rows: ChunkRows) -> StepSolution:
+    """The last accepted step of a chunk as the next step's warm start: its normal forces start
+    the friction fixed point (QPStep.solve; a checkpoint stores them as `warm`)."""
+    p, s = rows.points, rows.steps
+    lam = p["lam"][-1].copy()
+    return StepSolution(
+        h=float(s["h"][-1]),
+        q=p["q"][-1],
+        v=p["v"][-1],
+        lam=lam,
+        lam_eq=p["lam_eq"][-1],
+        eom_residual=float(s["eom_residual"][-1]),
+        comp_residual=float(s["comp_residual"][-1]),
+        norm_drift=float(s["norm_residual"][-1]),
+        status=0,
+        iterations=int(s["iterations"][-1]),
+        solve_time=float(s["solve_time"][-1]),
+        return_status="QP chunk",
+        warm={"lam": lam},
+    )

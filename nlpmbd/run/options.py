@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..step.config import Friction, SolverPath, Verification
+from ..step.config import Friction, QPPlugin, SolverPath, Verification
 from ..validation import short_repr
 from .option_groups import (
     GROUPS,
@@ -91,6 +91,11 @@ class SimulationOptions:
             )
         if p.codegen is Codegen.ON and p.solver is SolverPath.NLP:
             raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")
+        if p.codegen is Codegen.ON and p.qp_solver in (QPPlugin.QPOASES, QPPlugin.OSQP):
+            raise InputError(
+                f"codegen=on needs qp_solver=qrqp or auto (only qrqp is compiled), "
+                f"got {p.qp_solver.value!r}"
+            )
 
     # ---- derived -------------------------------------------------------------------------
     @property

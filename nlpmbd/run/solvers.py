@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from ..errors import InputError
 from ..model.symbolic import SymbolicModel
-from ..step.config import Formulation, SolverPath
+from ..step.config import Formulation, QPPlugin, SolverPath
 from ..step.fallback import WithFallback
 from ..step.friction import FrictionFixedPoint
 from ..step.kernel import StepKernel
@@ -35,6 +35,14 @@ def build_kernel(
     )
 
 
+def qp_plugin(kernel: StepKernel, options: SimulationOptions) -> QPPlugin:
+    """The step QP's plugin, `auto` resolved (step/config.py, QPPlugin)."""
+    plugin = options.path.qp_solver
+    if plugin is not QPPlugin.AUTO:
+        return plugin
+    return QPPlugin.QPOASES if kernel.model.has_friction else QPPlugin.QRQP
+
+
 def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
     s, tol = options.scheme, options.tolerances
     nlp = NLPStep(
@@ -52,7 +60,7 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
         return FrictionFixedPoint(nlp, options.friction)
     plain = not (m.has_restitution or m.n_compliant)
     if options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:
-        return Predictor(QPStep(kernel, options.path.qp_solver, backup=None), nlp)
+        return Predictor(QPStep(kernel, qp_plugin(kernel, options), backup=None), nlp)
     return nlp
 
 
@@ -63,18 +71,8 @@ def build_solver(
     if options.path.solver is SolverPath.NLP:
         return nlp_solver(kernel, options), None
     m = kernel.model
-    needs_nlp = [
-        what
-        for what, present in (
-            ("friction", m.has_friction),
-            ("compliant contact", m.n_compliant > 0),
-        )
-        if present
-    ]
-    if needs_nlp:
-        raise InputError(
-            f"solver must be 'nlp' for a system with {' and '.join(needs_nlp)}, got 'qp'"
-        )
-    qp = QPStep(kernel, options.path.qp_solver)
+    if m.n_compliant:
+        raise InputError("solver must be 'nlp' for a system with compliant contact, got 'qp'")
+    qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
     fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
     return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp

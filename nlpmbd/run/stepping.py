@@ -12,7 +12,7 @@ from ..errors import SolverFailure
 from ..model.symbolic import SymbolicModel
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
-from .chunks import ChunkRunner, state_of
+from .chunks import ChunkRunner, chunk_end, state_of
 from .contact_memory import CompliantContacts
 from .controller import StepController
 from .grid import next_sizes, step_bounds
@@ -127,17 +127,20 @@ class Stepper:
         grid = self.options.time
         t0 = state.t
         sizes = next_sizes(state.t, grid.t_end, grid.h_max, self.runner.n)
-        rows = self.runner.run(np.concatenate([[state.t], state.q, state.v]), sizes)
+        nc = self.model.n_gap
+        lam = state.warm.lam if state.warm is not None and state.warm.lam.size == nc else None
+        X0 = np.concatenate([[state.t], state.q, state.v, np.zeros(nc) if lam is None else lam])
+        rows = self.runner.run(X0, sizes)
         if rows.k:
             self.history.extend(**rows.points, **rows.steps)
             X = state_of(rows)
-            n = state.q.size
-            state.t, state.q, state.v = float(X[0]), X[1 : 1 + n], X[1 + n :]
+            n, nv = state.q.size, state.v.size
+            state.t, state.q, state.v = float(X[0]), X[1 : 1 + n], X[1 + n : 1 + n + nv]
+            state.warm = chunk_end(rows)
             state.step += rows.k
             state.count("chunk_steps", rows.k)
             state.count("chunk_steps_discarded", rows.discarded)
             self._diverged(rows.points["t"], rows.points["q"])
         if rows.k < len(sizes):
-            state.warm = None
             self.one_step(state)  # the step the chunk could not take
         return state.t - t0

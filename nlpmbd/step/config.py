@@ -49,8 +49,11 @@ class SolverPath(enum.StrEnum):
 
 
 class QPPlugin(enum.StrEnum):
-    """CasADi conic plugins for the QP (qrqp ships with CasADi and can be compiled to C)."""
+    """CasADi conic plugins for the QP (qrqp ships with CasADi and can be compiled to C). AUTO:
+    qrqp, or qpOASES for systems with friction (qrqp cycles on the degenerate active sets of
+    friction QPs: crank_rocker, slider_crank_moment; qpOASES solves them, but is not compiled)."""
 
+    AUTO = "auto"
     QRQP = "qrqp"
     QPOASES = "qpoases"
     OSQP = "osqp"

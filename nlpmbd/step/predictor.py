@@ -51,8 +51,9 @@ class Predictor(StepSolver):
         P, h = ca.MX.sym("P", g.layout_p.size), ca.MX.sym("h")
         p = g.layout_p.split(P)
         qm = p["q"]
-        _, v, lam, lam_eq, *_, ok = self.qp.attempt.call(
-            [p["t"], qm, p["v"], h, p["use_curvature"]]
+        normal = ca.MX.zeros(self.kernel.model.n_gap)  # the predictor runs without friction
+        _, v, lam, lam_eq, *_, ok, _ = self.qp.attempt.call(
+            [p["t"], qm, p["v"], h, p["use_curvature"], normal]
         )
         blocks = []
         for k in range(N):

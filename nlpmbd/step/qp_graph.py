@@ -1,0 +1,294 @@
+"""The CasADi graph of the QP step (step/qp.py): one QP, the second QP of induced impacts, and the
+fixed point of Coulomb friction, as one Function `attempt(t, q, v, h, use_curvature, normal)`.
+
+With h fixed, the per-step NLP is a convex QP in the velocities (FORMULATION.md section 4),
+
+    minimise 1/2 (v - v_free)^T M (v - v_free) + h sum_j g_j |D_j v|,   v_free = vm + h M^-1 (Q - S)
+    subject to  Phi_v v <= -(Phi + T2) / h,   Phi_eq,v v = -(Phi_eq / h + Phi_eq,t),
+                Phi_v,j v <= -e_j Phi_v,j vm on the impact set (step/impacts.py),
+
+every row divided by h so that it reads in m/s. Its multipliers divided by h are the forces. The
+Tresca term h g_j |D_j v| (friction bound g_j = mu_j lambda_j, D_j v the slip) is the NLP's
+(step/graph.py) in a tangent basis T_j = (t1, t2) that turns with the contact: t1 along the slip
+at the step's start (or the free slip, or any tangent when both vanish). Each slip component
+t_i . D_j v = p_ij - n_ij is split into p, n >= 0 with cost h g_j (p + n): exact for a slip that
+keeps its direction within the step (every planar mechanism; otherwise the error is second order
+in the turn of the slip within a step), while a sticking contact holds up to g_j along t1 and t2
+each (a square: up to sqrt(2) g_j between them, for spatial contacts only). The friction bound's
+normal forces are a fixed point: the step is solved again with the normal forces it produced, at
+most `rounds` times, each round only when the previous one moved them (Function.if_else); a step
+that has not converged, or whose QP multipliers leave the friction law, fails its checks.
+
+Status (issue 14): qrqp cycles or stops at dual-infeasible points on the friction QPs of several
+mechanisms (crank_rocker, slider_crank_moment), so run/solvers.py keeps friction on the NLP path
+for now; QPStep with friction is used one step at a time (tests/test_contact_laws.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from .config import Friction
+from .impacts import impact_set, induced
+from .kernel import StepKernel
+
+#: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
+QP_OPTIONS: dict[str, dict[str, Any]] = {
+    # a step QP has tens of variables: 100 iterations means cycling on a degenerate active set
+    "qrqp": {"print_iter": False, "print_header": False, "print_info": False, "max_iter": 100},
+    "qpoases": {"printLevel": "none"},
+    "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
+}
+#: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
+ATTEMPT_OUT = ("q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction")
+#: Curvature of the friction split variables per kg of the lightest body (s^-1 m^-1 ... see
+#: _one_qp), and the slack of the friction-law check relative to the largest bound (or 1 N).
+W_REG = 1e-10
+FRICTION_SLACK = 1e-6
+#: Slip speeds (m/s) below which the slip direction is not trusted for the tangent basis.
+_TINY_SLIP = 1e-9
+
+
+def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Function:
+    opts = {"error_on_fail": False, **QP_OPTIONS.get(plugin, {})}
+    return ca.conic(name, plugin, {"h": h, "a": a}, opts)
+
+
+def attempt_function(
+    kernel: StepKernel, plugin: str, friction: Friction, rounds: int
+) -> ca.Function:
+    """(t, q, v, h, use_curvature, normal) -> ATTEMPT_OUT; `normal`: the normal forces that
+    start the friction fixed point (the previous step's; ignored without friction)."""
+    m = kernel.model
+    args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
+    at = _with_release(kernel, _one_qp(kernel, plugin, friction))
+    if m.has_friction:
+        out = _fixed_point(at, args, normal, m.mu_static, friction.tol, rounds)
+    else:
+        out = at.call([*args, ca.MX.zeros(m.n_gap)])
+    names = ["t", "q", "v", "h", "use_curvature", "normal"]
+    return ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
+
+
+def _switch(name: str, inputs: list, taken: list, kept: list) -> ca.Function:
+    """Function.if_else of two Functions of the same inputs (only the branch taken runs)."""
+    return ca.Function.if_else(
+        name, ca.Function(name + "_taken", inputs, taken), ca.Function(name + "_kept", inputs, kept)
+    )
+
+
+def _symbols(values: list) -> list:
+    return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
+
+
+def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
+    """(t, q, v, h, use, normal) -> ATTEMPT_OUT: one QP, and with restitution a second one that
+    releases the gap rows of induced impacts (step/impacts.py); a second round of them fails
+    the step's checks (the NLP path takes it)."""
+    m = kernel.model
+    args = _step_symbols(m.n_bodies) + [ca.MX.sym("normal", m.n_gap)]
+    out = one.call([*args, ca.MX.zeros(m.n_gap)])
+    if m.has_restitution:
+        syms = _symbols(out)
+        again = _switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
+        out = again.call([ca.mmax(ca.vertcat(0, out[-1])), *args, *out])
+        out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
+    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT)])
+
+
+def _step_symbols(N: int) -> list:
+    """t, q, v, h, use_curvature."""
+    return [
+        ca.MX.sym("t"),
+        ca.MX.sym("q", 7 * N),
+        ca.MX.sym("v", 6 * N),
+        ca.MX.sym("h"),
+        ca.MX.sym("use_curvature"),
+    ]
+
+
+def _fixed_point(
+    at: ca.Function, args: list, normal: Any, mu_s: np.ndarray, tol: float, rounds: int
+) -> list:
+    """Rounds of `at` with the normal forces of the round before, while they change by more
+    than tol max(mu_s lambda, 1 N) (or v by more than tol max(|v|, 1)); ok requires that."""
+    mu = ca.DM(mu_s)
+
+    def converged(lam, before, v_new, v_before):
+        size = ca.fmax(1.0, ca.mmax(mu * ca.fabs(lam)))
+        still = ca.mmax(mu * ca.fabs(lam - before)) <= tol * size
+        same_v = ca.mmax(ca.fabs(v_new - v_before)) <= tol * ca.fmax(1.0, ca.mmax(ca.fabs(v_new)))
+        return ca.logic_or(still, same_v)
+
+    out = at.call([*args, normal])
+    done = converged(out[2], normal, out[1], ca.inf * ca.DM.ones(out[1].shape[0]))
+    for k in range(rounds - 1):
+        syms, d = _symbols(out), ca.MX.sym("done")
+        new = at.call([*args, syms[2]])
+        taken = [*new, converged(new[2], syms[2], new[1], syms[1])]
+        step = _switch(f"friction_round_{k}", [*args, *syms, d], taken, [*syms, d])
+        *out, done = step.call([1 - done, *args, *out, done])
+    out[7] = out[7] * done
+    return out
+
+
+class _Rows:
+    """The QP's rows at h in m/s, in the order of its multipliers: the linearised equalities,
+    the gap rows (off for `released` contacts), with restitution Newton's rows on the impact
+    set (off elsewhere), with friction the facet rows a_k . (T_j D_j v) - z_j <= 0."""
+
+    def __init__(self, k: StepKernel, args: list, phi: Any, released: Any) -> None:
+        t, q, v, h, _ = args
+        m = k.model
+        nc = m.n_gap
+        self.Phi_v = Phi_v = m.Phi_v(q)
+        self.eq_rhs = -(m.Phi_eq(q, t) / h + m.Phi_eq_t(q, t))
+        inf = ca.inf * ca.DM.ones(nc)
+        self.restitution = m.has_restitution
+        self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
+        self.hit = ca.MX.zeros(nc)
+        A = [m.Phi_eq_v(q, t), Phi_v]
+        lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
+        if self.restitution:
+            self.hit = impact_set(m.Phi(q), self.rate, h, m.restitution, k.scales)
+            A.append(Phi_v)
+            lba.append(-inf)
+            uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
+        self.A, self.lba, self.uba = ca.vertcat(*A), ca.vertcat(*lba), ca.vertcat(*uba)
+        self.n_contact = self.A.shape[0]  # rows before the friction rows
+
+    def newton(self, v_new: Any) -> Any:
+        """Phi_v v + e Phi_v vm on the impact set (m/s; <= 0 when Newton's law holds), else 0."""
+        if not self.restitution:
+            return ca.MX.zeros(self.Phi_v.shape[0])
+        return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
+
+
+class _Tangential:
+    """The friction of every contact over x = [v; w] (module docstring): the tangent basis
+    (t1, t2) and, per contact, two rows t_i . (D_j v) - p_ij + n_ij = 0 with p, n >= 0."""
+
+    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any) -> None:
+        nc, nv = m.n_gap, 6 * m.n_bodies
+        D = m.slip(q)
+        d, _ = m.contact(q)
+        self.D = [D[3 * j : 3 * j + 3, :] for j in range(nc)]
+        self.slip_m = [ca.norm_2(Dj @ vm) for Dj in self.D]
+        self.basis, rows = [], []
+        for j, Dj in enumerate(self.D):
+            t1 = _tangent(d[:, j], Dj @ vm, Dj @ v_free)
+            T = ca.horzcat(t1, ca.cross(d[:, j], t1))  # (3, 2)
+            self.basis.append(T)
+            split = ca.DM.zeros(2, 4 * nc)
+            split[0, 4 * j : 4 * j + 2] = ca.DM([[-1, 1]])
+            split[1, 4 * j + 2 : 4 * j + 4] = ca.DM([[-1, 1]])
+            rows.append(ca.horzcat(T.T @ Dj, split))
+        self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + 4 * nc)
+
+    def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
+        """From the split rows' multipliers / h (2 per contact): the friction force on each
+        moving body -(y1 t1 + y2 t2) (3, M), its generalised force, and 1 if every component
+        is within its bound g_j, up to `bias` (N; the split variables' curvature) (the QP's dual
+        feasibility: the friction law)."""
+        nc = len(self.D)
+        y_f = ca.reshape(y, 2, nc)
+        fric = ca.horzcat(*[-self.basis[j] @ y_f[:, j] for j in range(nc)])
+        generalised = sum(self.D[j].T @ fric[:, j] for j in range(nc))
+        excess = ca.mmax(ca.fabs(y_f) - ca.repmat(bound.T, 2, 1))
+        return fric, generalised, excess <= bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
+
+
+def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
+    """A unit tangent at a contact of normal d: along the slip at the step's start, else along
+    the free slip, else across d and the coordinate axis least aligned with it."""
+    axes = [ca.DM([1, 0, 0]), ca.DM([0, 1, 0]), ca.DM([0, 0, 1])]
+    a = ca.fabs(d)
+    helper = ca.if_else(
+        a[0] <= ca.fmin(a[1], a[2]), axes[0], ca.if_else(a[1] <= a[2], axes[1], axes[2])
+    )
+    across = ca.cross(d, helper)
+    guess = ca.if_else(
+        ca.norm_2(slip_m) > _TINY_SLIP,
+        slip_m,
+        ca.if_else(ca.norm_2(slip_free) > _TINY_SLIP, slip_free, across),
+    )
+    return guess / ca.fmax(ca.norm_2(guess), 1e-300)  # 0 where d = 0 (no tangent plane)
+
+
+def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
+    """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
+    contacts of induced impacts (step/impacts.py)."""
+    k, m = kernel, kernel.model
+    N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, 6 * m.n_bodies
+    args = _step_symbols(N)
+    t, q, v, h, use = args
+    normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
+    M = ca.sparsify(ca.DM(m.M))  # block-diagonal: no stored zeros for the QP's factorisation
+    v_free = v + h * ca.sparsify(ca.DM(np.linalg.inv(m.M))) @ (m.Q(t, q, v) - m.S(q, v))
+    phi = k.gap_bound(q, v, h, use)
+    rows = _Rows(k, args, phi, released)
+    nw = 4 * nc if m.has_friction else 0
+    # the split variables carry a small curvature: without it a contact without normal force
+    # leaves p = n undetermined, and qrqp then reports multipliers off the friction law; it
+    # biases the friction force by W_REG m_min |slip| / h (~1e-6 N at 1 m/s, h = 1e-5 s)
+    H = ca.diagcat(M, W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
+    g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
+    lba, uba = rows.lba, rows.uba
+    lbx = ca.vertcat(-ca.inf * ca.DM.ones(nv), ca.DM.zeros(nw))
+    if nw:
+        fr = _Tangential(m, q, v, v_free)
+        slipping = ca.vertcat(*fr.slip_m) >= friction.stick_speed
+        mu = ca.if_else(slipping, ca.DM(m.mu), ca.DM(m.mu_static))
+        g = ca.vertcat(g, ca.kron(h * mu * ca.fmax(normal, 0), ca.DM.ones(4)))
+        A = ca.vertcat(A, fr.A)
+        lba, uba = ca.vertcat(lba, ca.DM.zeros(2 * nc)), ca.vertcat(uba, ca.DM.zeros(2 * nc))
+    qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity())
+    # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
+    # matrix at once where no ideal joint fixes a slip direction already
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), ca.repmat(ca.DM([-1, -1, 0, 0]), nw // 4))
+    sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, lam_x0=lam_x0)
+    v_new, y = sol["x"][:nv, 0], sol["lam_a"]
+    mult = y[: rows.n_contact, 0] / h
+    lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
+    lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
+    lam = lam_gap + lam_rest
+    fric, generalised = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1)
+    if nw:
+        bound = mu * ca.fmax(normal, 0)
+        bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
+        fric, generalised, within = fr.forces(y[rows.n_contact :, 0] / h, bound, bias)
+    K = M @ (v_new - v_free) / h
+    checks = _checks(
+        k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised
+    )
+    q_new, drift = k.update(q, v_new, h)
+    total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
+    finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
+    # an infinite residual passes the tolerance tests (inf <= tol * inf); NaN and inf both
+    # fail x < inf
+    eom, comp, ok = checks
+    ok = ok * finite * (comp < ca.inf) * (drift < ca.inf)
+    if nw:
+        ok = ok * within
+    caught = induced(lam_gap, rows.hit, released, m.restitution) if nc else released
+    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, released, released + caught]
+    return ca.Function("qp_one", [*args, normal, released], outputs)
+
+
+def _checks(k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised):
+    """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point): the
+    NLP path's units, constraints in m."""
+    t, q, v, h, _ = args
+    m = k.model
+    eom = ca.norm_2(K + rows.Phi_v.T @ lam + m.Phi_eq_v(q, t).T @ lam_eq - generalised)
+    eom_scale = k.eom_scale(ca.DM(m.M) @ (v_new - v) / h, K)
+    phi_lin = phi + h * rows.Phi_v @ v_new
+    gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
+    eq_lin = h * (m.Phi_eq_v(q, t) @ v_new - rows.eq_rhs)
+    newton = rows.newton(v_new)
+    viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton))
+    comp = ca.mmax(ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton)))
+    return eom, comp, k.accepts(viol, eom, eom_scale, comp, lam)
