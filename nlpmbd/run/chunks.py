@@ -18,6 +18,7 @@ import numpy as np
 
 from ..model.symbolic import SymbolicModel
 from ..step.qp import QPStep
+from ..step.quiet import silent_stdout
 from ..step.solver import StepSolution
 from .codegen import compile_function
 from .records import point_arrays
@@ -117,6 +118,7 @@ class _Buffered:
         self.states = np.zeros((n, f.size1_out(0)))
         self.record = np.zeros((n, f.size1_out(1)))
         self.buffer, self._eval = f.buffer()
+        self._quiet = True  # the first evaluation allocates the QP solvers' memory
         for k, a in enumerate((self.x0, self.h)):
             self.buffer.set_arg(k, memoryview(a))  # type: ignore[arg-type]
         for k, a in enumerate((self.states, self.record)):
@@ -126,7 +128,12 @@ class _Buffered:
         self.x0[:] = X
         self.h[:] = h
         try:
-            self._eval()
+            if self._quiet:  # qpOASES prints its licence banner for each new memory
+                with silent_stdout():
+                    self._eval()
+                self._quiet = False
+            else:
+                self._eval()
         except RuntimeError:
             return False
         return self.buffer.ret() == 0

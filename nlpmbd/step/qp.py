@@ -10,12 +10,8 @@ Python (the step-size controller, steps a chunk could not take), with qpOASES as
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
-import os
-import sys
 import time
-from collections.abc import Iterator
 
 import casadi as ca
 import numpy as np
@@ -23,6 +19,7 @@ import numpy as np
 from .config import DEFAULT_FRICTION, Friction, QPPlugin
 from .kernel import StepKernel
 from .qp_graph import ATTEMPT_OUT, attempt_function
+from .quiet import silent_stdout
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
 
@@ -50,7 +47,7 @@ class QPStep(StepSolver):
 
     @functools.cached_property
     def _backup_attempt(self) -> ca.Function:
-        with _silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
+        with silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
             return attempt_function(self.kernel, self.backup or self.plugin, *self._settings)
 
     # ---- a whole step, for the chunks --------------------------------------------------
@@ -115,9 +112,10 @@ class QPStep(StepSolver):
         normal = warm.lam if warm is not None and warm.lam.size == nc else np.zeros(nc)
         use = 1.0 if (inputs.curvature and self.kernel.uses_curvature) else 0.0
         args = (inputs.t, inputs.q, inputs.v, inputs.h_hi, use, normal)
-        out, ok = self._try(self.attempt, args)
+        with silent_stdout() if self.plugin is QPPlugin.QPOASES else contextlib.nullcontext():
+            out, ok = self._try(self.attempt, args)
         if not ok and self.backup is not None:
-            with _silent_stdout():
+            with silent_stdout():
                 out, ok = self._try(self._backup_attempt, args)
             self.backup_solves += 1
         q, v, lam, lam_eq = (np.asarray(a, dtype=float).ravel() for a in out[:4])
@@ -156,20 +154,3 @@ class QPStep(StepSolver):
                 0.0,
                 np.full((3, m.n_gap), nan),
             ], False
-
-
-@contextlib.contextmanager
-def _silent_stdout() -> Iterator[None]:
-    """Discard what C code writes to file descriptor 1 (Python's own stdout is flushed first,
-    and C's stdio buffer before the descriptor is restored, or the text would come out later)."""
-    sys.stdout.flush()
-    libc = ctypes.CDLL(None)
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-        yield
-    finally:
-        libc.fflush(None)
-        os.dup2(saved, 1)
-        os.close(saved)

@@ -34,6 +34,7 @@ import numpy as np
 from .config import Friction
 from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .quiet import silent_stdout
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
 QP_OPTIONS: dict[str, dict[str, Any]] = {
@@ -54,7 +55,8 @@ _TINY_SLIP = 1e-9
 
 def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Function:
     opts = {"error_on_fail": False, **QP_OPTIONS.get(plugin, {})}
-    return ca.conic(name, plugin, {"h": h, "a": a}, opts)
+    with silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
+        return ca.conic(name, plugin, {"h": h, "a": a}, opts)
 
 
 def attempt_function(

@@ -1,0 +1,27 @@
+"""C code that writes to standard output (qpOASES prints a licence banner for every solver
+instance and memory, whatever its printLevel says), silenced around the calls that do it."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def silent_stdout() -> Iterator[None]:
+    """Discard what C code writes to file descriptor 1 (Python's own stdout is flushed first,
+    and C's stdio buffer before the descriptor is restored, or the text would come out later)."""
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
