@@ -94,11 +94,18 @@ def test_sigterm_writes_the_partial_result_and_says_how_to_resume(tmp_path):
     assert partial.n_steps > 0
 
 
-@pytest.mark.parametrize("solver", ["nlp", "qp"])
-def test_resume_in_process_matches_for_both_solvers(solver):
+@pytest.mark.parametrize(
+    ("solver", "case", "params"),
+    [
+        ("nlp", "pendulum", {"joint": "clearance"}),
+        ("qp", "pendulum", {"joint": "clearance"}),
+        ("qp", "stick_slip", {}),  # friction: the chunks carry the normal forces across
+    ],
+)
+def test_resume_in_process_matches_for_both_solvers(solver, case, params):
     """Stop after a checkpoint (in process), resume from it: same arrays as one run."""
-    system, _ = get_case("pendulum").build({"joint": "clearance"})
-    h = (1e-3, 2e-3) if solver == "nlp" else (1e-3, 1e-3)
+    system, _ = get_case(case).build(params)
+    h = (1e-3, 2e-3) if solver == "nlp" else (2e-3, 2e-3) if case == "stick_slip" else (1e-3,) * 2
     opts = SimulationOptions(t_end=0.6, h_min=h[0], h_max=h[1], solver=solver, codegen="off")
     saved: list[SimulationResult] = []
 
@@ -115,7 +122,15 @@ def test_resume_in_process_matches_for_both_solvers(solver):
     partial = saved[-1]
     resumed = simulate(system, opts, resume=partial)
     assert resumed.completed and resumed.meta["resumed"]
-    assert_same_arrays(resumed, simulate(system, opts))
+    whole = simulate(system, opts)
+    if case != "stick_slip":
+        assert_same_arrays(resumed, whole)
+        return
+    # qpOASES (the friction QPs' solver) starts each solve from the one before it: a resumed
+    # process agrees to rounding, not bit for bit (README, "Long runs lose nothing")
+    for name in ("q", "v", "lam", "friction_force"):
+        x, y = getattr(resumed, name), getattr(whole, name)
+        assert x.shape == y.shape and np.abs(x - y).max() <= 1e-9 * max(1.0, np.abs(y).max())
 
 
 def test_resume_rejects_other_options_and_complete_results(tmp_path):
