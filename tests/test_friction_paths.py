@@ -13,9 +13,9 @@ from nlpmbd.apps.registry import get_case
 # (case, t_end, h): stretches with impacts, sliding and sticking, before any chaotic growth
 CASES = [
     ("stick_slip", 1.0, 2e-3),
-    ("slider_crank", 0.01, 1e-5),
+    ("slider_crank", 0.006, 1e-5),
     ("crank_rocker", 0.1, 1e-3),
-    ("slider_crank_moment", 0.5, 1e-3),
+    ("slider_crank_moment", 0.3, 1e-3),
 ]
 
 
