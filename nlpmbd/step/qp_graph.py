@@ -19,9 +19,9 @@ normal forces are a fixed point: the step is solved again with the normal forces
 most `rounds` times, each round only when the previous one moved them (Function.if_else); a step
 that has not converged, or whose QP multipliers leave the friction law, fails its checks.
 
-Status (issue 14): qrqp cycles or stops at dual-infeasible points on the friction QPs of several
-mechanisms (crank_rocker, slider_crank_moment), so run/solvers.py keeps friction on the NLP path
-for now; QPStep with friction is used one step at a time (tests/test_contact_laws.py).
+qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
+(crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
+dependent); qp_solver "auto" therefore takes qpOASES for systems with friction (run/solvers.py).
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
 }
 #: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
 ATTEMPT_OUT = ("q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction")
-#: Curvature of the friction split variables per kg of the lightest body (s^-1 m^-1 ... see
-#: _one_qp), and the slack of the friction-law check relative to the largest bound (or 1 N).
+#: Curvature of the friction split variables p, n as a fraction of the lightest body's mass (the
+#: Hessian entry is W_REG m_min; see _one_qp), and the slack of the friction-law check relative
+#: to the largest friction bound (or 1 N).
 W_REG = 1e-10
 FRICTION_SLACK = 1e-6
 #: Slip speeds (m/s) below which the slip direction is not trusted for the tangent basis.
@@ -235,7 +236,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     nw = 4 * nc if m.has_friction else 0
     # the split variables carry a small curvature: without it a contact without normal force
     # leaves p = n undetermined, and qrqp then reports multipliers off the friction law; it
-    # biases the friction force by W_REG m_min |slip| / h (~1e-6 N at 1 m/s, h = 1e-5 s)
+    # biases the friction force by W_REG m_min |slip| / h (4e-7 N at 1 m/s of slip in
+    # slider_crank, h = 1e-5 s), which the friction-law check allows for
     H = ca.diagcat(M, W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
     g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
