@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd.model.contact import HardContact
 from nlpmbd_joints import RevoluteClearance, RevoluteJoint
 
 PARAMETERS: tuple[Parameter, ...] = (
@@ -78,10 +79,13 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         "pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, high=10.0, unit="m"
     ),
+    Parameter(
+        "mu", 0.0, "Coulomb friction coefficient at the pin's contacts", float, low=0.0, high=2.0
+    ),
 )
 
 #: Parameters of the clearance joint: only with joint=clearance
-_CLEARANCE_ONLY = ("clearance", "axial_play", "pin_radius", "pin_length")
+_CLEARANCE_ONLY = ("clearance", "axial_play", "pin_radius", "pin_length", "mu")
 PARAMETERS = tuple(
     replace(p, applies={"joint": ("clearance",)}) if p.name in _CLEARANCE_ONLY else p
     for p in PARAMETERS
@@ -114,6 +118,7 @@ def build(params: Mapping[str, Any]) -> System:
                 pin_radius=r,
                 axial_play=params["axial_play"],
                 ends_on="pin",
+                contact=HardContact(mu=params["mu"]),
             )
         )
     return system

@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nlpmbd import GROUND, RigidBody, SimulationOptions, SolverFailure, System, simulate
-from nlpmbd.model.contact import HardContact
+from nlpmbd import SimulationOptions, SolverFailure, System, simulate
+from nlpmbd.apps.registry import get_case
 from nlpmbd.model.symbolic import SymbolicModel
 from nlpmbd.run.option_groups import Tolerances
-from nlpmbd_joints import RevoluteClearance
 from references.ref_friction_pendulum import friction_pendulum
 
 TOL = Tolerances()
@@ -24,23 +23,8 @@ J = np.array([2e-3, 0.085, 0.085])  # kg m^2, the pendulum case's inertia
 
 
 def clearance_pendulum(mu: float) -> System:
-    """nlpmbd_cases/pendulum.py (joint = clearance, c = 1e-4 m, no axial play) with friction."""
-    system = System(gravity=(0.0, -9.81, 0.0))
-    body = system.add_body(RigidBody("pendulum", 1.0, tuple(J), position=(0.5, 0.0, 0.0)))
-    system.add_joint(
-        RevoluteClearance(
-            "pin",
-            hole=body,
-            pin=GROUND,
-            center=(0, 0, 0),
-            axis=(0, 0, 1),
-            length=0.05,
-            hole_radius=0.0101,
-            pin_radius=0.01,
-            axial_play=0.0,
-            contact=HardContact(mu=mu),
-        )
-    )
+    """The pendulum case with joint = clearance (c = 1e-4 m, no axial play) and friction."""
+    system, _ = get_case("pendulum").build({"joint": "clearance", "mu": mu})
     return system
 
 
