@@ -165,7 +165,7 @@ def test_bad_hard_contact_is_rejected(kwargs, fragment):
 
 def test_friction_needs_the_implicit_formulation_and_a_qp_solver_it_can_compile():
     system, _ = _cube_on_incline(20.0, HardContact(mu=0.5))
-    with pytest.raises(InputError, match="codegen=on needs qp_solver=qrqp or auto"):
+    with pytest.raises(InputError, match="codegen=on needs qp_solver=auto, qrqp or daqp"):
         SimulationOptions(solver="qp", qp_solver="qpoases", codegen="on")
     with pytest.raises(InputError, match="formulation must be 'implicit'"):
         simulate(system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, formulation="mpcc"))

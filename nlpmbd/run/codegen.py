@@ -26,6 +26,15 @@ import casadi as ca
 CFLAGS = ("-O2", "-fPIC", "-shared")
 
 
+def solver_flags(source: str) -> list[str]:
+    """Headers and the static library of a QP solver the generated code calls (CasADi's wheel
+    ships DAQP's; qrqp is generated inline and needs none)."""
+    if "#include <daqp/" not in source:
+        return []
+    root = Path(ca.__file__).parent
+    return [f"-I{root / 'include'}", str(root / "libdaqpstat.a")]
+
+
 def find_compiler() -> str | None:
     """The C compiler to use ($CC, else cc, gcc or clang on PATH), or None."""
     for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
@@ -89,7 +98,7 @@ def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Functio
                 src.write_text(source)
                 out = Path(tmp, lib.name)
                 subprocess.run(
-                    [cc, *CFLAGS, str(src), "-o", str(out), "-lm"],
+                    [cc, *CFLAGS, str(src), "-o", str(out), *solver_flags(source), "-lm"],
                     check=True,
                     capture_output=True,
                     timeout=timeout,

@@ -179,7 +179,7 @@ class Path(_Group):
         "nlp (IPOPT, h a variable) or qp (the fixed-h QP fast path)", SolverPath.NLP
     )
     qp_solver: QPPlugin = option(
-        "CasADi plugin of the step QP (auto: qrqp, or qpoases with friction)", QPPlugin.AUTO
+        "CasADi plugin of the step QP (auto: qrqp, or daqp with friction)", QPPlugin.AUTO
     )
     codegen: Codegen = option("compile the QP fast path to C: auto, on or off", Codegen.AUTO)
     predictor: bool = option("NLP path: try the step's QP first, IPOPT only if needed", True)

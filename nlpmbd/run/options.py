@@ -93,7 +93,7 @@ class SimulationOptions:
             raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")
         if p.codegen is Codegen.ON and p.qp_solver in (QPPlugin.QPOASES, QPPlugin.OSQP):
             raise InputError(
-                f"codegen=on needs qp_solver=qrqp or auto (only qrqp is compiled), "
+                f"codegen=on needs qp_solver=auto, qrqp or daqp (the compiled ones), "
                 f"got {p.qp_solver.value!r}"
             )
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..io.result import SimulationResult
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
-from ..step.config import QPPlugin
+from ..step.config import COMPILED_PLUGINS
 from .checkpoint import restore, resume_state
 from .chunks import ChunkRunner
 from .contact_memory import CompliantContacts
@@ -88,7 +88,7 @@ class Run:
         compile = path.codegen is Codegen.ON or (
             path.codegen is Codegen.AUTO and steps >= path.codegen_min_steps
         )
-        compile = compile and self.qp.plugin is QPPlugin.QRQP  # the one plugin CasADi compiles
+        compile = compile and self.qp.plugin in COMPILED_PLUGINS
         self.stepper.runner = ChunkRunner(self.qp, o.time.h_max, path.chunk_steps, compile)
 
     def counters(self, state: RunState) -> dict[str, int]:

@@ -40,7 +40,7 @@ def qp_plugin(kernel: StepKernel, options: SimulationOptions) -> QPPlugin:
     plugin = options.path.qp_solver
     if plugin is not QPPlugin.AUTO:
         return plugin
-    return QPPlugin.QPOASES if kernel.model.has_friction else QPPlugin.QRQP
+    return QPPlugin.DAQP if kernel.model.has_friction else QPPlugin.QRQP
 
 
 def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:

@@ -49,14 +49,21 @@ class SolverPath(enum.StrEnum):
 
 
 class QPPlugin(enum.StrEnum):
-    """CasADi conic plugins for the QP (qrqp ships with CasADi and can be compiled to C). AUTO:
-    qrqp, or qpOASES for systems with friction (qrqp cycles on the degenerate active sets of
-    friction QPs: crank_rocker, slider_crank_moment; qpOASES solves them, but is not compiled)."""
+    """CasADi conic plugins for the QP. qrqp and DAQP are compiled to C with the chunk (qrqp is
+    generated inline; DAQP's headers and library ship in CasADi's wheel). AUTO: qrqp, or DAQP for
+    systems with friction (qrqp cycles on the degenerate active sets of friction QPs, where ideal
+    joints or a second sticking contact fix a slip direction already; DAQP, a dual active-set
+    method run with proximal-point iterations, solves them). qpOASES is the backup of both."""
 
     AUTO = "auto"
     QRQP = "qrqp"
+    DAQP = "daqp"
     QPOASES = "qpoases"
     OSQP = "osqp"
+
+
+#: The plugins CasADi generates C code for (the chunk is compiled with them).
+COMPILED_PLUGINS = frozenset({QPPlugin.QRQP, QPPlugin.DAQP})
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ that has not converged, or whose QP multipliers leave the friction law, fails it
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
-dependent); qp_solver "auto" therefore takes qpOASES for systems with friction (run/solvers.py).
+dependent); qp_solver "auto" therefore takes DAQP for systems with friction (run/solvers.py),
+which is compiled with the chunk like qrqp.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     # a step QP has tens of variables: 100 iterations means cycling on a degenerate active set
     "qrqp": {"print_iter": False, "print_header": False, "print_info": False, "max_iter": 100},
     "qpoases": {"printLevel": "none"},
+    # proximal-point iterations (eps_prox): the friction split variables carry almost no
+    # curvature (W_REG), which DAQP's dual factorisation otherwise resolves to ~1e-6 relative;
+    # eta_prox ends them at the KKT accuracy the step's checks demand (default tolerances 1e-6)
+    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12, "eps_prox": 1e-3, "eta_prox": 1e-14}},
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
 #: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
