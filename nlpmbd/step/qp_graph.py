@@ -35,6 +35,7 @@ import numpy as np
 from .config import Friction
 from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .qp_friction import W_REG, Tangential, friction_bound, split_bounds
 from .quiet import silent_stdout
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
@@ -42,21 +43,15 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     # a step QP has tens of variables: 100 iterations means cycling on a degenerate active set
     "qrqp": {"print_iter": False, "print_header": False, "print_info": False, "max_iter": 100},
     "qpoases": {"printLevel": "none"},
-    # proximal-point iterations (eps_prox): the friction split variables carry almost no
-    # curvature (W_REG), which DAQP's dual factorisation otherwise resolves to ~1e-6 relative;
-    # eta_prox ends them at the KKT accuracy the step's checks demand (default tolerances 1e-6)
-    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12, "eps_prox": 1e-3, "eta_prox": 1e-14}},
+    # proximal-point iterations (eps_prox, kg): the friction split variables carry almost no
+    # curvature (W_REG), which DAQP's dual factorisation otherwise resolves to ~1e-6 relative
+    # (stick_slip: 13% of steps failed their checks); eta_prox ends them at the accuracy the
+    # step's checks demand. eps_prox 1e-3 is as accurate and 3x slower (default tolerances 1e-6)
+    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12, "eps_prox": 1e-7, "eta_prox": 1e-13}},
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
 #: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
 ATTEMPT_OUT = ("q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction")
-#: Curvature of the friction split variables p, n as a fraction of the lightest body's mass (the
-#: Hessian entry is W_REG m_min; see _one_qp), and the slack of the friction-law check relative
-#: to the largest friction bound (or 1 N).
-W_REG = 1e-10
-FRICTION_SLACK = 1e-6
-#: Slip speeds (m/s) below which the slip direction is not trusted for the tangent basis.
-_TINY_SLIP = 1e-9
 
 
 def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Function:
@@ -175,57 +170,6 @@ class _Rows:
         return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
-class _Tangential:
-    """The friction of every contact over x = [v; w] (module docstring): the tangent basis
-    (t1, t2) and, per contact, two rows t_i . (D_j v) - p_ij + n_ij = 0 with p, n >= 0."""
-
-    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any) -> None:
-        nc, nv = m.n_gap, 6 * m.n_bodies
-        D = m.slip(q)
-        d, _ = m.contact(q)
-        self.D = [D[3 * j : 3 * j + 3, :] for j in range(nc)]
-        self.slip_m = [ca.norm_2(Dj @ vm) for Dj in self.D]
-        self.basis, rows = [], []
-        for j, Dj in enumerate(self.D):
-            t1 = _tangent(d[:, j], Dj @ vm, Dj @ v_free)
-            T = ca.horzcat(t1, ca.cross(d[:, j], t1))  # (3, 2)
-            self.basis.append(T)
-            split = ca.DM.zeros(2, 4 * nc)
-            split[0, 4 * j : 4 * j + 2] = ca.DM([[-1, 1]])
-            split[1, 4 * j + 2 : 4 * j + 4] = ca.DM([[-1, 1]])
-            rows.append(ca.horzcat(T.T @ Dj, split))
-        self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + 4 * nc)
-
-    def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
-        """From the split rows' multipliers / h (2 per contact): the friction force on each
-        moving body -(y1 t1 + y2 t2) (3, M), its generalised force, and 1 if every component
-        is within its bound g_j, up to `bias` (N; the split variables' curvature) (the QP's dual
-        feasibility: the friction law)."""
-        nc = len(self.D)
-        y_f = ca.reshape(y, 2, nc)
-        fric = ca.horzcat(*[-self.basis[j] @ y_f[:, j] for j in range(nc)])
-        generalised = sum(self.D[j].T @ fric[:, j] for j in range(nc))
-        excess = ca.mmax(ca.fabs(y_f) - ca.repmat(bound.T, 2, 1))
-        return fric, generalised, excess <= bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
-
-
-def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
-    """A unit tangent at a contact of normal d: along the slip at the step's start, else along
-    the free slip, else across d and the coordinate axis least aligned with it."""
-    axes = [ca.DM([1, 0, 0]), ca.DM([0, 1, 0]), ca.DM([0, 0, 1])]
-    a = ca.fabs(d)
-    helper = ca.if_else(
-        a[0] <= ca.fmin(a[1], a[2]), axes[0], ca.if_else(a[1] <= a[2], axes[1], axes[2])
-    )
-    across = ca.cross(d, helper)
-    guess = ca.if_else(
-        ca.norm_2(slip_m) > _TINY_SLIP,
-        slip_m,
-        ca.if_else(ca.norm_2(slip_free) > _TINY_SLIP, slip_free, across),
-    )
-    return guess / ca.fmax(ca.norm_2(guess), 1e-300)  # 0 where d = 0 (no tangent plane)
-
-
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
     contacts of induced impacts (step/impacts.py)."""
@@ -246,19 +190,21 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     H = ca.diagcat(M, W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
     g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
-    lbx = ca.vertcat(-ca.inf * ca.DM.ones(nv), ca.DM.zeros(nw))
+    lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
     if nw:
-        fr = _Tangential(m, q, v, v_free)
+        fr = Tangential(m, q, v, v_free)
         slipping = ca.vertcat(*fr.slip_m) >= friction.stick_speed
         mu = ca.if_else(slipping, ca.DM(m.mu), ca.DM(m.mu_static))
-        g = ca.vertcat(g, ca.kron(h * mu * ca.fmax(normal, 0), ca.DM.ones(4)))
+        bound = friction_bound(mu, normal)
+        g = ca.vertcat(g, ca.kron(h * bound, ca.DM.ones(4)))
+        lbx, ubx = (ca.vertcat(a, b) for a, b in zip((lbx, ubx), split_bounds(bound), strict=True))
         A = ca.vertcat(A, fr.A)
         lba, uba = ca.vertcat(lba, ca.DM.zeros(2 * nc)), ca.vertcat(uba, ca.DM.zeros(2 * nc))
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity())
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), ca.repmat(ca.DM([-1, -1, 0, 0]), nw // 4))
-    sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, lam_x0=lam_x0)
+    sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     v_new, y = sol["x"][:nv, 0], sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
     lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
@@ -266,7 +212,6 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     lam = lam_gap + lam_rest
     fric, generalised = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1)
     if nw:
-        bound = mu * ca.fmax(normal, 0)
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
         fric, generalised, within = fr.forces(y[rows.n_contact :, 0] / h, bound, bias)
     K = M @ (v_new - v_free) / h
