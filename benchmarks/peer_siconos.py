@@ -1,6 +1,6 @@
 """Peer benchmark: nlpmbd against Siconos on the Flores-Leine-Glocker slider-crank (issue 14).
 
-    python -m benchmarks.peer_siconos [--t-end 0.01] [--rounds 3] [--physics] [--json FILE]
+    python -m benchmarks.peer_siconos [--t-end 0.01] [--rounds 3] [--no-nlp] [--physics] [--json FILE]
 
 What it measures. The case `slider_crank` (nlpmbd_cases/slider_crank.py: clearance 1 mm per
 side, e = 0.4, mu = 0.01, four slider corners against the two guide faces) and the same model
@@ -9,8 +9,10 @@ NewtonImpactFrictionNSL with a 2D friction LCP solved by Lemke). Each run is its
 subprocess with BLAS pinned to one thread; the runs are interleaved (all specs once per round,
 --rounds rounds) and the table gives medians of the solver-loop wall time (nlpmbd: meta.json
 wall_time - setup_time; Siconos: its own loop timer), per step and per simulated second, and
-its ratio to Siconos at the same h. The mu = e = 0 rows compare nlpmbd's QP fast path with
-Siconos' frictionless LCP (--no-frictionless drops them). --physics adds one two-turn run of
+its ratio to Siconos at the same h. nlpmbd runs on its compiled fast path (`--solver qp
+--codegen on`; the compilation, cached after the first run, counts as setup) and on its NLP
+path (--no-nlp drops those rows). The mu = e = 0 rows compare the fast path with Siconos'
+frictionless LCP (--no-frictionless drops them). --physics adds one two-turn run of
 each at h = 1e-5: first impact (end of the first step whose normal force exceeds 1e-6 N),
 first revolution and two revolutions (crank angle 2 pi, 4 pi) and the largest penetration of a
 corner beyond its guide face, in m and as a fraction of c.
@@ -47,10 +49,11 @@ class Spec:
     side: str  # "siconos" or "nlpmbd"
     h: float
     variant: str = PAPER
+    solver: str = "qp"  # nlpmbd's path: "nlp" (IPOPT) or "qp" (the compiled fast path)
 
     @property
     def label(self) -> str:
-        name = "nlpmbd qp" if self.side == "nlpmbd" and self.variant == SMOOTH else self.side
+        name = f"nlpmbd {self.solver}" if self.side == "nlpmbd" else self.side
         return f"{name} ({self.variant})"
 
 
@@ -100,8 +103,11 @@ def run_nlpmbd(spec: Spec, t_end: float, physics: bool = False) -> dict:
         out = Path(tmp) / "run"
         cmd = [sys.executable, "-m", "nlpmbd", "run", "slider_crank", "--h", repr(spec.h)]
         cmd += ["--t-end", repr(t_end), "--no-plot", "--quiet", "--force", "--out", str(out)]
+        cmd += ["--solver", spec.solver]
+        if spec.solver == "qp":
+            cmd += ["--codegen", "on"]  # compiled once, cached: setup_time, not loop_time
         if spec.variant == SMOOTH:
-            cmd += ["--solver", "qp", "--set", "mu=0", "--set", "restitution=0"]
+            cmd += ["--set", "mu=0", "--set", "restitution=0"]
         subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT, check=True)
         meta = json.loads((out / "meta.json").read_text())
         row = {
@@ -139,16 +145,20 @@ def nlpmbd_physics(out: Path) -> dict:
     }
 
 
-def specs(smooth: bool) -> list[Spec]:
-    variants = (PAPER, SMOOTH) if smooth else (PAPER,)
-    return [
-        Spec(side, h, v) for v in variants for h in (1e-5, 1e-4) for side in ("siconos", "nlpmbd")
-    ]
+def specs(smooth: bool, nlp: bool) -> list[Spec]:
+    """Siconos, nlpmbd's fast path and (paper variant, `nlp`) its NLP path, at h = 1e-5, 1e-4."""
+    out = []
+    for v in (PAPER, SMOOTH) if smooth else (PAPER,):
+        for h in (1e-5, 1e-4):
+            out += [Spec("siconos", h, v), Spec("nlpmbd", h, v, "qp")]
+            if nlp and v == PAPER:
+                out.append(Spec("nlpmbd", h, v, "nlp"))
+    return out
 
 
 def measure(args) -> dict[Spec, list[dict]]:
     """Every spec once per round, in the same order each round (A B A B ...)."""
-    samples: dict[Spec, list[dict]] = {s: [] for s in specs(args.frictionless)}
+    samples: dict[Spec, list[dict]] = {s: [] for s in specs(args.frictionless, args.nlp)}
     for k in range(args.rounds):
         for s in samples:
             if s.side == "siconos":
@@ -205,13 +215,14 @@ def physics(args) -> dict:
     t_end, out = args.physics_t_end, {}
     print(f"\nphysics, h = 1e-5, t_end = {t_end:g} s (one run each)")
     out["siconos"] = run_siconos(Spec("siconos", 1e-5), t_end, args.siconos_python, True)
-    out["nlpmbd"] = run_nlpmbd(Spec("nlpmbd", 1e-5), t_end, True)
-    print(f"{'':<8} {'1st impact':>11} {'1st rev':>10} {'2 revs':>10} {'max pen':>10} "
+    out["nlpmbd qp"] = run_nlpmbd(Spec("nlpmbd", 1e-5), t_end, True)
+    out["nlpmbd qp 1e-4"] = run_nlpmbd(Spec("nlpmbd", 1e-4), t_end, True)
+    print(f"{'':<15} {'1st impact':>11} {'1st rev':>10} {'2 revs':>10} {'max pen':>10} "
           f"{'pen/c':>7} {'loop':>8}")  # fmt: skip
     for side, r in out.items():
         ms = [f"{1e3 * r[k]:8.3f} ms" if r[k] is not None else f"{'-':>11}"
               for k in ("first_impact", "first_revolution", "two_revolutions")]  # fmt: skip
-        print(f"{side:<8} {ms[0]:>11} {ms[1]:>10} {ms[2]:>10} {r['max_penetration']:>10.2e} "
+        print(f"{side:<15} {ms[0]:>11} {ms[1]:>10} {ms[2]:>10} {r['max_penetration']:>10.2e} "
               f"{r['max_penetration_c']:>7.4f} {r['loop_time']:>6.1f} s")  # fmt: skip
     return out
 
@@ -234,6 +245,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians)")
     ap.add_argument("--no-frictionless", dest="frictionless", action="store_false",
                     help="skip the mu = e = 0 rows")  # fmt: skip
+    ap.add_argument("--no-nlp", dest="nlp", action="store_false",
+                    help="skip the rows of nlpmbd's NLP path")  # fmt: skip
     ap.add_argument("--physics", action="store_true", help="add one two-turn run of each")
     ap.add_argument("--physics-t-end", type=float, default=0.14, help="s; two turns ~0.138")
     ap.add_argument("--json", type=Path, help="write the numbers to this file")

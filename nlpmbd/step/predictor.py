@@ -19,6 +19,7 @@ import numpy as np
 from ..model.rotation import g_matrix
 from .nlp import NLPStep, Start
 from .qp import QPStep
+from .qp_graph import ATTEMPT_OUT
 from .solver import SOLVED, StepInputs, StepSolution, StepSolver
 
 
@@ -52,9 +53,8 @@ class Predictor(StepSolver):
         p = g.layout_p.split(P)
         qm = p["q"]
         normal = ca.MX.zeros(self.kernel.model.n_gap)  # the predictor runs without friction
-        _, v, lam, lam_eq, *_, ok, _ = self.qp.attempt.call(
-            [p["t"], qm, p["v"], h, p["use_curvature"], normal]
-        )
+        out = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"], normal])
+        v, lam, lam_eq, ok = out[1], out[2], out[3], out[ATTEMPT_OUT.index("ok")]
         blocks = []
         for k in range(N):
             e = qm[7 * k + 3 : 7 * k + 7]

@@ -153,4 +153,5 @@ class QPStep(StepSolver):
                 nan,
                 0.0,
                 np.full((3, m.n_gap), nan),
+                0.0,
             ], False

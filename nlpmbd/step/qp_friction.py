@@ -41,6 +41,14 @@ class Tangential:
             rows.append(ca.horzcat(T.T @ Dj, split))
         self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + 4 * nc)
 
+    def extension(self, h: Any, bound: Any) -> tuple[Any, ...]:
+        """What friction adds to the QP (g, lbx, ubx, A, lba, uba): the split variables' cost
+        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0."""
+        nc = len(self.D)
+        zero = ca.DM.zeros(2 * nc)
+        lo, up = split_bounds(bound)
+        return ca.kron(h * bound, ca.DM.ones(4)), lo, up, self.A, zero, zero
+
     def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
         """From the split rows' multipliers / h (2 per contact): the friction force on each
         moving body -(y1 t1 + y2 t2) (3, M), its generalised force, and 1 if every component
@@ -52,6 +60,18 @@ class Tangential:
         generalised = sum(self.D[j].T @ fric[:, j] for j in range(nc))
         excess = ca.mmax(ca.fabs(y_f) - ca.repmat(bound.T, 2, 1))
         return fric, generalised, excess <= bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
+
+    def mismatch(self, y: Any, bound: Any, own: Any, bias: Any) -> Any:
+        """|generalised force| (N) by which the Tresca friction y (split rows' multipliers / h)
+        under the bounds `bound` misses Coulomb's law at the step's own bounds `own`: a component
+        strictly inside both bounds sticks under either (0); any other is taken as slipping,
+        off by |own - bound| (an upper bound for a sticking one at its bound)."""
+        nc = len(self.D)
+        y_f = ca.fabs(ca.reshape(y, 2, nc))
+        margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
+        inner = ca.repmat(ca.fmin(bound, own).T, 2, 1) - margin
+        e = ca.if_else(y_f < inner, 0, ca.repmat(ca.fabs(own - bound).T, 2, 1))
+        return ca.norm_2(sum(self.D[j].T @ (self.basis[j] @ e[:, j]) for j in range(nc)))
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:

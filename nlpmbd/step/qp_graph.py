@@ -16,8 +16,11 @@ keeps its direction within the step (every planar mechanism; otherwise the error
 in the turn of the slip within a step), while a sticking contact holds up to g_j along t1 and t2
 each (a square: up to sqrt(2) g_j between them, for spatial contacts only). The friction bound's
 normal forces are a fixed point: the step is solved again with the normal forces it produced, at
-most `rounds` times, each round only when the previous one moved them (Function.if_else); a step
-that has not converged, or whose QP multipliers leave the friction law, fails its checks.
+most `rounds` times, until a round is settled: its EoM residual plus the generalised force by
+which its friction misses Coulomb's law at its own normal forces is within the kernel's EoM
+tolerance, the NLP path's acceptance (step/friction.py). Each round runs only when the one
+before did not settle (Function.if_else); a step that has not settled, or whose QP multipliers
+leave the friction law, fails its checks.
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
@@ -35,7 +38,7 @@ import numpy as np
 from .config import Friction
 from .impacts import impact_set, induced
 from .kernel import StepKernel
-from .qp_friction import W_REG, Tangential, friction_bound, split_bounds
+from .qp_friction import W_REG, Tangential, friction_bound
 from .quiet import silent_stdout
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
@@ -51,7 +54,9 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
 #: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
-ATTEMPT_OUT = ("q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction")
+ATTEMPT_OUT = (
+    "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled"
+)  # fmt: skip
 
 
 def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Function:
@@ -69,7 +74,7 @@ def attempt_function(
     args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _one_qp(kernel, plugin, friction))
     if m.has_friction:
-        out = _fixed_point(at, args, normal, m.mu_static, friction.tol, rounds)
+        out = _fixed_point(at, args, normal, rounds)
     else:
         out = at.call([*args, ca.MX.zeros(m.n_gap)])
     names = ["t", "q", "v", "h", "use_curvature", "normal"]
@@ -113,28 +118,15 @@ def _step_symbols(N: int) -> list:
     ]
 
 
-def _fixed_point(
-    at: ca.Function, args: list, normal: Any, mu_s: np.ndarray, tol: float, rounds: int
-) -> list:
-    """Rounds of `at` with the normal forces of the round before, while they change by more
-    than tol max(mu_s lambda, 1 N) (or v by more than tol max(|v|, 1)); ok requires that."""
-    mu = ca.DM(mu_s)
-
-    def converged(lam, before, v_new, v_before):
-        size = ca.fmax(1.0, ca.mmax(mu * ca.fabs(lam)))
-        still = ca.mmax(mu * ca.fabs(lam - before)) <= tol * size
-        same_v = ca.mmax(ca.fabs(v_new - v_before)) <= tol * ca.fmax(1.0, ca.mmax(ca.fabs(v_new)))
-        return ca.logic_or(still, same_v)
-
+def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
+    """Rounds of `at`, each with the normal forces of the round before, until one is `settled`
+    (Coulomb's law holds at its own normal forces, to the EoM tolerance); ok requires that."""
     out = at.call([*args, normal])
-    done = converged(out[2], normal, out[1], ca.inf * ca.DM.ones(out[1].shape[0]))
     for k in range(rounds - 1):
-        syms, d = _symbols(out), ca.MX.sym("done")
-        new = at.call([*args, syms[2]])
-        taken = [*new, converged(new[2], syms[2], new[1], syms[1])]
-        step = _switch(f"friction_round_{k}", [*args, *syms, d], taken, [*syms, d])
-        *out, done = step.call([1 - done, *args, *out, done])
-    out[7] = out[7] * done
+        syms = _symbols(out)
+        step = _switch(f"friction_round_{k}", [*args, *syms], at.call([*args, syms[2]]), syms)
+        out = step.call([1 - out[9], *args, *out])
+    out[7] = out[7] * out[9]
     return out
 
 
@@ -183,23 +175,21 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     phi = k.gap_bound(q, v, h, use)
     rows = _Rows(k, args, phi, released)
     nw = 4 * nc if m.has_friction else 0
-    # the split variables carry a small curvature: without it a contact without normal force
-    # leaves p = n undetermined, and qrqp then reports multipliers off the friction law; it
-    # biases the friction force by W_REG m_min |slip| / h (4e-7 N at 1 m/s of slip in
-    # slider_crank, h = 1e-5 s), which the friction-law check allows for
+    # the split variables' small curvature fixes p, n where qrqp would otherwise report
+    # multipliers off the friction law; it biases the friction force by W_REG m_min |slip| / h
+    # (4e-7 N at 1 m/s of slip in slider_crank, h = 1e-5 s), which the checks allow for
     H = ca.diagcat(M, W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
     g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
     lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
     if nw:
         fr = Tangential(m, q, v, v_free)
-        slipping = ca.vertcat(*fr.slip_m) >= friction.stick_speed
-        mu = ca.if_else(slipping, ca.DM(m.mu), ca.DM(m.mu_static))
+        mu = ca.if_else(ca.vertcat(*fr.slip_m) >= friction.stick_speed, m.mu, m.mu_static)
         bound = friction_bound(mu, normal)
-        g = ca.vertcat(g, ca.kron(h * bound, ca.DM.ones(4)))
-        lbx, ubx = (ca.vertcat(a, b) for a, b in zip((lbx, ubx), split_bounds(bound), strict=True))
-        A = ca.vertcat(A, fr.A)
-        lba, uba = ca.vertcat(lba, ca.DM.zeros(2 * nc)), ca.vertcat(uba, ca.DM.zeros(2 * nc))
+        g, lbx, ubx, A, lba, uba = (
+            ca.vertcat(a, b)
+            for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
+        )
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity())
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
@@ -210,12 +200,14 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
     lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
     lam = lam_gap + lam_rest
-    fric, generalised = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1)
+    fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if nw:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
-        fric, generalised, within = fr.forces(y[rows.n_contact :, 0] / h, bound, bias)
+        y_f = y[rows.n_contact :, 0] / h
+        fric, generalised, within = fr.forces(y_f, bound, bias)
+        miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)
     K = M @ (v_new - v_free) / h
-    checks = _checks(
+    eom, comp, ok, eom_scale = _checks(
         k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised
     )
     q_new, drift = k.update(q, v_new, h)
@@ -223,18 +215,18 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
     # an infinite residual passes the tolerance tests (inf <= tol * inf); NaN and inf both
     # fail x < inf
-    eom, comp, ok = checks
-    ok = ok * finite * (comp < ca.inf) * (drift < ca.inf)
-    if nw:
-        ok = ok * within
+    ok = ok * finite * (comp < ca.inf) * (drift < ca.inf) * within
     caught = induced(lam_gap, rows.hit, released, m.restitution) if nc else released
-    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, released, released + caught]
+    # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
+    settled = eom + miss <= k.verification.eom * eom_scale
+    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled]
+    outputs += [released, released + caught]
     return ca.Function("qp_one", [*args, normal, released], outputs)
 
 
 def _checks(k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised):
-    """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point): the
-    NLP path's units, constraints in m."""
+    """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point, the
+    forces at play (N)): the NLP path's units, constraints in m."""
     t, q, v, h, _ = args
     m = k.model
     eom = ca.norm_2(K + rows.Phi_v.T @ lam + m.Phi_eq_v(q, t).T @ lam_eq - generalised)
@@ -245,4 +237,4 @@ def _checks(k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_
     newton = rows.newton(v_new)
     viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton))
     comp = ca.mmax(ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton)))
-    return eom, comp, k.accepts(viol, eom, eom_scale, comp, lam)
+    return eom, comp, k.accepts(viol, eom, eom_scale, comp, lam), eom_scale
