@@ -63,6 +63,7 @@ class PlanarPrismaticClearance(ContactJoint):
         self.half_width, self.half_length, self.center = b, a, center
         self.origin = initial_local_point(guide, center)
         self.w = initial_local_vector(guide, w)
+        self.plane = initial_local_vector(guide, n)
         self.corners = {
             label: initial_local_point(slider, center + sa * a * u + sb * b * w)
             for label, sa, sb in CORNER_SIGNS
@@ -98,6 +99,9 @@ class PlanarPrismaticClearance(ContactJoint):
             side = 1.0 if label.endswith("upper") else -1.0
             out.append(side * ca.dot(S.point(s) - O, w) - reach)
         return out
+
+    def slip_planes(self, poses):
+        return [poses[self.parent].vector(self.plane)] * len(self.corners)
 
     def contact_frames(self, poses):
         _, w = self._frame(poses)

@@ -100,6 +100,7 @@ def test_sigterm_writes_the_partial_result_and_says_how_to_resume(tmp_path):
         ("nlp", "pendulum", {"joint": "clearance"}),
         ("qp", "pendulum", {"joint": "clearance"}),
         ("qp", "stick_slip", {}),  # friction: the chunks carry the normal forces across
+        ("qp", "stick_slip", {"contact": "compliant"}),  # and the contacts' memory
     ],
 )
 def test_resume_in_process_matches_for_both_solvers(solver, case, params):

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from .bodies import GROUND
 from .contact import ForceLaw, HardContact
+from .joint import ContactJoint
 from .pose import BodyState, Poses
 from .system import System
 
@@ -55,6 +56,20 @@ def hard_coefficients(system: System) -> tuple[np.ndarray, np.ndarray, np.ndarra
         rows += [(c.mu, c.mu_static, c.restitution)] * j.n_gap
     a = np.array(rows, dtype=float).reshape(-1, 3)
     return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
+
+
+def slip_planes(system: System, poses: Poses) -> tuple[ca.SX, np.ndarray]:
+    """((3, M) per hard gap the normal of the plane its contact slips in (Joint.slip_planes;
+    0 for spatial contacts), (M,) True where there is one)."""
+    columns: list[ca.SX] = []
+    planar: list[bool] = []
+    for j in system.hard_joints:
+        if not isinstance(j, ContactJoint) or not j.n_gap:
+            continue
+        planes = j.slip_planes(poses)
+        columns += planes if planes is not None else [ca.SX.zeros(3, 1)] * j.n_gap
+        planar += [planes is not None] * j.n_gap
+    return (ca.horzcat(*columns) if columns else ca.SX(3, 0)), np.array(planar, dtype=bool)
 
 
 def slip_jacobian(frames: list, v: ca.SX) -> ca.SX:

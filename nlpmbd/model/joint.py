@@ -140,3 +140,9 @@ class ContactJoint(Joint):
     def contact_frames(self, poses: Poses) -> list[tuple[ca.SX, ca.SX]]:
         """Per gap: (global unit direction of the contact force on the CHILD body, global
         contact point). The force vector is lambda_j times the direction."""
+
+    def slip_planes(self, poses: Poses) -> list[ca.SX] | None:
+        """Per gap, the global unit normal of the plane its contact slips in, for a joint of a
+        planar mechanism (friction then has one tangent, exact); None (the default): spatial
+        contacts, two tangents."""
+        return None

@@ -21,6 +21,7 @@ from .contact_terms import (
     contact_kinematics,
     hard_coefficients,
     slip_jacobian,
+    slip_planes,
 )
 from .forces import Force, Torque
 from .kinematics import advance
@@ -56,6 +57,8 @@ class SymbolicModel:
     mu_static: np.ndarray  # (M,) static friction coefficient per gap
     restitution: np.ndarray  # (M,) Newton restitution per gap
     slip: ca.Function  # (q) -> (3M, 6N) tangential slip Jacobian D (contact_model.py)
+    slip_plane: ca.Function  # (q) -> (3, M) normal of each contact's slip plane (0: spatial)
+    planar: np.ndarray  # (M,) True for contacts that slip in a plane (one friction tangent)
     n_compliant: int  # compliant contacts C
     gap_joint: np.ndarray  # (M,) index in system.joints of each gap's joint
     compliant_joint: np.ndarray  # (C,) the same for the compliant contacts
@@ -96,6 +99,7 @@ class SymbolicModel:
         pose_map = Poses(b.poses)
         Phi, Phi_eq, frames = _constraints(system, pose_map, b.states, t)
         mu, mu_static, restitution = hard_coefficients(system)
+        planes, planar = slip_planes(system, pose_map)
         compliant, n_compliant = compliant_function(system, q, v, t, pose_map, b.states)
         normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
         points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
@@ -125,6 +129,8 @@ class SymbolicModel:
             mu_static=mu_static,
             restitution=restitution,
             slip=ca.Function("slip", [q], [slip_jacobian(frames, v)]),
+            slip_plane=ca.Function("slip_plane", [q], [planes]),
+            planar=planar,
             n_compliant=n_compliant,
             gap_joint=_gap_owner(system, force_law=False),
             compliant_joint=_gap_owner(system, force_law=True),

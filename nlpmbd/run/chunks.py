@@ -17,7 +17,7 @@ import casadi as ca
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
-from ..step.qp import QPStep
+from ..step.qp import QPStep, extrapolate
 from ..step.quiet import silent_stdout
 from ..step.solver import StepSolution
 from .codegen import compile_function
@@ -26,7 +26,7 @@ from .records import point_arrays
 
 def chunk_layout(model: SymbolicModel) -> dict[str, int]:
     """Names and per-step row counts of the chunk function's record, in order."""
-    N, M, E, J = model.n_bodies, model.n_gap, model.n_eq, model.n_joints
+    N, M, E, J, C = model.n_bodies, model.n_gap, model.n_eq, model.n_joints, model.n_compliant
     return {
         "q": 7 * N,
         "v": 6 * N,
@@ -47,32 +47,56 @@ def chunk_layout(model: SymbolicModel) -> dict[str, int]:
         "projection_ok": 1,
         "q_raw": 7 * N,
         "friction": 3 * M,
+        "compliant_gap": C,
+        "compliant_force": 3 * C,
     }
 
 
 def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
-    """n steps in one Function (mapaccum): (X0 = [t; q; v; lam], h (1 x n)) -> (X_n, R (rows x
-    n)); lam, the normal forces of the step before, starts the next step's friction fixed point.
+    """n steps in one Function (mapaccum): (X0 = [t; q; v; lam; lam1; lam2; z], h (1 x n)) ->
+    (X_n, R (rows x n)); lam, lam1, lam2, the normal forces of the last three steps, start the
+    next step's friction fixed point (step/qp.py, extrapolate); z, the compliant contacts'
+    memory (run/contact_memory.py), their force is held over each step.
 
     Column k of R is step k's record in chunk_layout order, stacked: the state after the step,
     the time-point report (model.report) and the step diagnostics. A column with h = 0 is
     padding: the state passes through unchanged (the last chunk of a run is padded this way,
     so one compiled Function serves every chunk)."""
     m = step.kernel.model
-    N, nc = m.n_bodies, m.n_gap
-    X, h = ca.MX.sym("X", 1 + 13 * N + nc), ca.MX.sym("h")
-    t, q, v, lam = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N : 1 + 13 * N], X[1 + 13 * N :]
+    N, nc, C = m.n_bodies, m.n_gap, m.n_compliant
+    X, h = ca.MX.sym("X", 1 + 13 * N + 3 * nc + C), ca.MX.sym("h")
+    t, q, v = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N : 1 + 13 * N]
+    lam, lam1, lam2 = (X[1 + 13 * N + k * nc : 1 + 13 * N + (k + 1) * nc] for k in range(3))
+    z = X[1 + 13 * N + 3 * nc :]
     active = h > 0
     h_safe = ca.if_else(active, h, h_max)
-    o = step.whole_step(t=t, q=q, v=v, h=h_safe, normal=lam)
+    Qc, gap_c, _, _, force_c, _ = m.compliant_force(t, q, v, z)
+    normal = ca.fmax(extrapolate(lam, lam1, lam2), 0)
+    o = step.whole_step(t=t, q=q, v=v, h=h_safe, normal=normal, applied=Qc)
     t_new = t + h_safe
     q_new, v_new = o["q_new"], o["v_new"]
-    gap, eq, energy, directions, points, forces = m.report(
-        q_new, v_new, t_new, o["lam"], o["lam_eq"]
-    )
+    _, gap_new, rate_new, *_ = m.compliant_force(t_new, q_new, v_new, z)
+    # a contact that begins now keeps its penetration speed; an open one forgets it
+    z_new = ca.if_else(gap_new > 0, ca.if_else(gap_c > 0, z, ca.fmax(rate_new, 0)), 0)
     record = ca.vertcat(
         q_new,
         v_new,
+        *_reported(m, o, q_new, v_new, t_new),
+        o["q_raw"],
+        ca.densify(ca.vec(o["friction"])),
+        gap_new,
+        ca.vec(force_c),
+    )
+    state = ca.vertcat(t_new, q_new, v_new, o["lam"], lam, lam1, z_new)
+    one = ca.Function("qp_chunk_step", [X, h], [ca.if_else(active, state, X), record])
+    return one.mapaccum("qp_chunk", n)
+
+
+def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> list:
+    """The record's rows from lam to projection_ok (chunk_layout)."""
+    gap, eq, energy, directions, points, forces = m.report(q, v, t, o["lam"], o["lam_eq"])
+    diagnostics = ("eom", "comp", "drift", "gap_raw", "n_qp", "qp_ok", "projection_ok")
+    return [
         o["lam"],
         o["lam_eq"],
         gap,
@@ -81,19 +105,8 @@ def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
         ca.vec(directions),
         ca.vec(points),
         ca.vec(forces),
-        o["eom"],
-        o["comp"],
-        o["drift"],
-        o["gap_raw"],
-        o["n_qp"],
-        o["qp_ok"],
-        o["projection_ok"],
-        o["q_raw"],
-        ca.densify(ca.vec(o["friction"])),
-    )
-    X_new = ca.if_else(active, ca.vertcat(t_new, q_new, v_new, o["lam"]), X)
-    one = ca.Function("qp_chunk_step", [X, h], [X_new, record])
-    return one.mapaccum("qp_chunk", n)
+        *(o[k] for k in diagnostics),
+    ]
 
 
 @dataclass
@@ -104,6 +117,7 @@ class ChunkRows:
     points: dict[str, np.ndarray]
     steps: dict[str, np.ndarray]
     discarded: int  # steps computed after the first failed one, thrown away
+    state: np.ndarray  # X = [t; q; v; lam; lam1; lam2] after the last accepted step
 
 
 class _Buffered:
@@ -169,7 +183,7 @@ class ChunkRunner:
             # rejects outright (NaN bounds): the VM, else hand the first step to Python
             used = self.vm
             if not used(X, row):
-                return ChunkRows(0, {}, {}, discarded=0)
+                return ChunkRows(0, {}, {}, discarded=0, state=X)
         elapsed = time.perf_counter() - tic
         Xs, R = used.states[:m], used.record[:m]
         r = self.rows
@@ -182,7 +196,7 @@ class ChunkRunner:
         def cols(name):  # a copy: the buffers are overwritten by the next chunk
             return R[:k, r[name]].copy()
 
-        # the fast path has no compliant contacts (run/solvers.py)
+        C = model.n_compliant
         points = point_arrays(
             model,
             t=Xs[:k, 0].copy(),
@@ -197,6 +211,8 @@ class ChunkRunner:
             points=cols("points").reshape(k, nc, 3),
             joint_force=cols("joint_force").reshape(k, nj, 3),
             friction=cols("friction").reshape(k, nc, 3) if model.has_friction else None,
+            compliant_gap=cols("compliant_gap") if C else None,
+            compliant_force=cols("compliant_force").reshape(k, C, 3) if C else None,
         )
         steps = {
             "h": np.asarray(h[:k], dtype=float),
@@ -209,20 +225,17 @@ class ChunkRunner:
             "status": np.zeros(k),
             "gap_uncorrected": cols("gap_uncorrected")[:, 0] if nc else np.zeros(k),
         }
-        return ChunkRows(k, points, steps, discarded=max(0, m - k - 1))
-
-
-def state_of(rows: ChunkRows) -> np.ndarray:
-    """[t; q; v; lam] after the last accepted step of a chunk."""
-    p = rows.points
-    return np.concatenate([[p["t"][-1]], p["q"][-1], p["v"][-1], p["lam"][-1]])
+        end = Xs[k - 1].copy() if k else np.asarray(X, dtype=float)
+        return ChunkRows(k, points, steps, discarded=max(0, m - k - 1), state=end)
 
 
 def chunk_end(rows: ChunkRows) -> StepSolution:
-    """The last accepted step of a chunk as the next step's warm start: its normal forces start
-    the friction fixed point (QPStep.solve; a checkpoint stores them as `warm`)."""
+    """The last accepted step of a chunk as the next step's warm start: the normal forces of the
+    last three steps start the friction fixed point (QPStep.solve; a checkpoint stores them as
+    `warm`)."""
     p, s = rows.points, rows.steps
-    lam = p["lam"][-1].copy()
+    start, nc = 1 + p["q"].shape[1] + p["v"].shape[1], p["lam"].shape[1]
+    lam, lam1, lam2 = rows.state[start : start + 3 * nc].reshape(3, nc).copy()
     return StepSolution(
         h=float(s["h"][-1]),
         q=p["q"][-1],
@@ -236,5 +249,5 @@ def chunk_end(rows: ChunkRows) -> StepSolution:
         iterations=int(s["iterations"][-1]),
         solve_time=float(s["solve_time"][-1]),
         return_status="QP chunk",
-        warm={"lam": lam},
+        warm={"lam": lam, "lam1": lam1, "lam2": lam2},
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import InputError
 from ..model.symbolic import SymbolicModel
 from ..step.config import Formulation, QPPlugin, SolverPath
 from ..step.fallback import WithFallback
@@ -70,9 +69,6 @@ def build_solver(
     """(the run's step solver, its QPStep when the fast path can run chunks of it)."""
     if options.path.solver is SolverPath.NLP:
         return nlp_solver(kernel, options), None
-    m = kernel.model
-    if m.n_compliant:
-        raise InputError("solver must be 'nlp' for a system with compliant contact, got 'qp'")
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
     fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
     return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp

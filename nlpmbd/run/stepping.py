@@ -10,9 +10,10 @@ import numpy as np
 
 from ..errors import SolverFailure
 from ..model.symbolic import SymbolicModel
+from ..step.qp import normal_history
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
-from .chunks import ChunkRunner, chunk_end, state_of
+from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
 from .controller import StepController
 from .grid import next_sizes, step_bounds
@@ -127,15 +128,16 @@ class Stepper:
         grid = self.options.time
         t0 = state.t
         sizes = next_sizes(state.t, grid.t_end, grid.h_max, self.runner.n)
-        nc = self.model.n_gap
-        lam = state.warm.lam if state.warm is not None and state.warm.lam.size == nc else None
-        X0 = np.concatenate([[state.t], state.q, state.v, np.zeros(nc) if lam is None else lam])
+        history = normal_history(state.warm, self.model.n_gap)
+        X0 = np.concatenate([[state.t], state.q, state.v, history.ravel(), state.impact_speed])
         rows = self.runner.run(X0, sizes)
         if rows.k:
             self.history.extend(**rows.points, **rows.steps)
-            X = state_of(rows)
-            n, nv = state.q.size, state.v.size
+            X = rows.state
+            n, nv, C = state.q.size, state.v.size, self.model.n_compliant
             state.t, state.q, state.v = float(X[0]), X[1 : 1 + n], X[1 + n : 1 + n + nv]
+            state.impact_speed = X[X.size - C :].copy()
+            self.contact_memory.start(state)
             state.warm = chunk_end(rows)
             state.step += rows.k
             state.count("chunk_steps", rows.k)

@@ -53,7 +53,8 @@ class Predictor(StepSolver):
         p = g.layout_p.split(P)
         qm = p["q"]
         normal = ca.MX.zeros(self.kernel.model.n_gap)  # the predictor runs without friction
-        out = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"], normal])
+        applied = ca.MX.zeros(6 * N)  # nor with compliant contacts (run/solvers.py)
+        out = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"], applied, normal])
         v, lam, lam_eq, ok = out[1], out[2], out[3], out[ATTEMPT_OUT.index("ok")]
         blocks = []
         for k in range(N):

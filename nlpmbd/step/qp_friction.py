@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import casadi as ca
+import numpy as np
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
 #: (the Hessian entry is W_REG m_min, step/qp_graph.py), and the slack of the friction-law
@@ -21,44 +22,65 @@ _TINY_SLIP = 1e-9
 
 
 class Tangential:
-    """The friction of every contact over x = [v; w] (module docstring): the tangent basis
-    (t1, t2) and, per contact, two rows t_i . (D_j v) - p_ij + n_ij = 0 with p, n >= 0."""
+    """The friction of every contact over x = [v; w] (module docstring): per contact j its
+    tangents T_j, k_j = 1 of them for a contact slipping in a plane (the plane's normal x d_j,
+    exact) or 2 (t1, t2) for a spatial one, and per tangent a row t_i . (D_j v) - p_ij + n_ij
+    = 0 with p, n >= 0, the split variables w ordered (p, n) per tangent, contact by contact."""
 
     def __init__(self, m: Any, q: Any, vm: Any, v_free: Any) -> None:
         nc, nv = m.n_gap, 6 * m.n_bodies
-        D = m.slip(q)
+        D, planes = m.slip(q), m.slip_plane(q)
         d, _ = m.contact(q)
         self.D = [D[3 * j : 3 * j + 3, :] for j in range(nc)]
         self.slip_m = [ca.norm_2(Dj @ vm) for Dj in self.D]
-        self.basis, rows = [], []
+        self.k = [1 if m.planar[j] else 2 for j in range(nc)]
+        self.nw = 2 * sum(self.k)
+        self.basis, rows, col = [], [], 0
         for j, Dj in enumerate(self.D):
-            t1 = _tangent(d[:, j], Dj @ vm, Dj @ v_free)
-            T = ca.horzcat(t1, ca.cross(d[:, j], t1))  # (3, 2)
+            if m.planar[j]:
+                t1 = ca.cross(planes[:, j], d[:, j])
+                T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
+            else:
+                t1 = _tangent(d[:, j], Dj @ vm, Dj @ v_free)
+                T = ca.horzcat(t1, ca.cross(d[:, j], t1))  # (3, 2)
             self.basis.append(T)
-            split = ca.DM.zeros(2, 4 * nc)
-            split[0, 4 * j : 4 * j + 2] = ca.DM([[-1, 1]])
-            split[1, 4 * j + 2 : 4 * j + 4] = ca.DM([[-1, 1]])
+            split = ca.DM.zeros(self.k[j], self.nw)
+            for i in range(self.k[j]):
+                split[i, col : col + 2] = ca.DM([[-1, 1]])
+                col += 2
             rows.append(ca.horzcat(T.T @ Dj, split))
-        self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + 4 * nc)
+        self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + self.nw)
+
+    def _per_tangent(self, a: Any, times: int) -> Any:
+        """A per-contact column (nc,) repeated `times` x k_j times for contact j."""
+        return ca.vertcat(*[ca.repmat(a[j], times * k, 1) for j, k in enumerate(self.k)])
 
     def extension(self, h: Any, bound: Any) -> tuple[Any, ...]:
         """What friction adds to the QP (g, lbx, ubx, A, lba, uba): the split variables' cost
         h g_j per unit and bounds (split_bounds), the split rows, equalities = 0."""
-        nc = len(self.D)
-        zero = ca.DM.zeros(2 * nc)
-        lo, up = split_bounds(bound)
-        return ca.kron(h * bound, ca.DM.ones(4)), lo, up, self.A, zero, zero
+        zero = ca.DM.zeros(sum(self.k))
+        lo, up = split_bounds(self._per_tangent(bound, 1))
+        return self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero
+
+    def active_start(self) -> ca.DM:
+        """qrqp's initial active set for w (lam_x0): no slip along t1 (p = n = 0)."""
+        marks = [ca.DM([-1, -1] + [0, 0] * (k - 1)) for k in self.k]
+        return ca.vertcat(*marks) if marks else ca.DM(0, 1)
+
+    def _components(self, y: Any) -> list:
+        """The split rows' multipliers (sum k_j,) cut per contact."""
+        cuts = list(np.cumsum([0, *self.k]))
+        return [y[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
 
     def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
-        """From the split rows' multipliers / h (2 per contact): the friction force on each
-        moving body -(y1 t1 + y2 t2) (3, M), its generalised force, and 1 if every component
-        is within its bound g_j, up to `bias` (N; the split variables' curvature) (the QP's dual
+        """From the split rows' multipliers / h (k_j per contact): the friction force on each
+        moving body -T_j y_j (3, M), its generalised force, and 1 if every component is within
+        its bound g_j, up to `bias` (N; the split variables' curvature) (the QP's dual
         feasibility: the friction law)."""
-        nc = len(self.D)
-        y_f = ca.reshape(y, 2, nc)
-        fric = ca.horzcat(*[-self.basis[j] @ y_f[:, j] for j in range(nc)])
-        generalised = sum(self.D[j].T @ fric[:, j] for j in range(nc))
-        excess = ca.mmax(ca.fabs(y_f) - ca.repmat(bound.T, 2, 1))
+        y_c = self._components(y)
+        fric = ca.horzcat(*[-T @ yj for T, yj in zip(self.basis, y_c, strict=True)])
+        generalised = sum(Dj.T @ fric[:, j] for j, Dj in enumerate(self.D))
+        excess = ca.mmax(ca.fabs(y) - self._per_tangent(bound, 1))
         return fric, generalised, excess <= bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
 
     def mismatch(self, y: Any, bound: Any, own: Any, bias: Any) -> Any:
@@ -66,12 +88,13 @@ class Tangential:
         under the bounds `bound` misses Coulomb's law at the step's own bounds `own`: a component
         strictly inside both bounds sticks under either (0); any other is taken as slipping,
         off by |own - bound| (an upper bound for a sticking one at its bound)."""
-        nc = len(self.D)
-        y_f = ca.fabs(ca.reshape(y, 2, nc))
         margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
-        inner = ca.repmat(ca.fmin(bound, own).T, 2, 1) - margin
-        e = ca.if_else(y_f < inner, 0, ca.repmat(ca.fabs(own - bound).T, 2, 1))
-        return ca.norm_2(sum(self.D[j].T @ (self.basis[j] @ e[:, j]) for j in range(nc)))
+        inner = self._per_tangent(ca.fmin(bound, own), 1) - margin
+        e = ca.if_else(ca.fabs(y) < inner, 0, self._per_tangent(ca.fabs(own - bound), 1))
+        e_c = self._components(e)
+        return ca.norm_2(
+            sum(Dj.T @ (T @ ej) for Dj, T, ej in zip(self.D, self.basis, e_c, strict=True))
+        )
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
@@ -99,10 +122,11 @@ def friction_bound(mu: Any, normal: Any) -> Any:
 
 
 def split_bounds(bound: Any) -> tuple[Any, Any]:
-    """Bounds of the split variables (p1, n1, p2, n2 per contact): p, n >= 0, except at a contact
-    without friction bound, whose slip costs nothing: there p = slip, n = 0 (else p = n + slip
-    would be fixed only by the tiny W_REG curvature, and DAQP's proximal iterations crawl)."""
-    free = ca.kron(bound == 0, ca.DM([1, 0, 1, 0]))
-    lower = ca.if_else(free, -ca.inf, 0)
-    upper = ca.if_else(ca.kron(bound == 0, ca.DM([0, 1, 0, 1])), 0, ca.inf)
+    """Bounds of the split variables (p, n per tangent; `bound` given per tangent): p, n >= 0,
+    except where the friction bound is 0 and slip costs nothing: there p = slip, n = 0 (else
+    p = n + slip would be fixed only by the tiny W_REG curvature, and DAQP's proximal
+    iterations crawl)."""
+    free = bound == 0
+    lower = ca.if_else(ca.kron(free, ca.DM([1, 0])), -ca.inf, 0)
+    upper = ca.if_else(ca.kron(free, ca.DM([0, 1])), 0, ca.inf)
     return lower, upper

@@ -1,5 +1,6 @@
 """The CasADi graph of the QP step (step/qp.py): one QP, the second QP of induced impacts, and the
-fixed point of Coulomb friction, as one Function `attempt(t, q, v, h, use_curvature, normal)`.
+fixed point of Coulomb friction, as one Function `attempt(t, q, v, h, use_curvature, applied,
+normal)`.
 
 With h fixed, the per-step NLP is a convex QP in the velocities (FORMULATION.md section 4),
 
@@ -46,11 +47,7 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     # a step QP has tens of variables: 100 iterations means cycling on a degenerate active set
     "qrqp": {"print_iter": False, "print_header": False, "print_info": False, "max_iter": 100},
     "qpoases": {"printLevel": "none"},
-    # proximal-point iterations (eps_prox, kg): the friction split variables carry almost no
-    # curvature (W_REG), which DAQP's dual factorisation otherwise resolves to ~1e-6 relative
-    # (stick_slip: 13% of steps failed their checks); eta_prox ends them at the accuracy the
-    # step's checks demand. eps_prox 1e-3 is as accurate and 3x slower (default tolerances 1e-6)
-    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12, "eps_prox": 1e-7, "eta_prox": 1e-13}},
+    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12}},  # default tolerances 1e-6
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
 #: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
@@ -59,8 +56,21 @@ ATTEMPT_OUT = (
 )  # fmt: skip
 
 
-def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Function:
+#: DAQP's options for QPs with friction: proximal-point iterations (eps_prox, kg). The friction
+#: split variables carry almost no curvature (W_REG), which DAQP's dual factorisation otherwise
+#: resolves to ~1e-6 relative (stick_slip: 13% of steps failed their checks). eta_prox ends
+#: them at the accuracy the checks demand: EoM residuals 4e-13 N on a sliding cube, where
+#: eps_prox 1e-7 leaves 3e-8 N and 1e-3 is 3x slower. Without friction they only cost accuracy
+#: (a damped spin, 1e4 steps: 2e-8 relative, 1e-12 without).
+DAQP_PROXIMAL = {"eps_prox": 1e-6, "eta_prox": 1e-14}
+
+
+def qp_solver(
+    name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity, friction: bool = False
+) -> ca.Function:
     opts = {"error_on_fail": False, **QP_OPTIONS.get(plugin, {})}
+    if plugin == "daqp" and friction:
+        opts["daqp"] = {**opts["daqp"], **DAQP_PROXIMAL}
     with silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
         return ca.conic(name, plugin, {"h": h, "a": a}, opts)
 
@@ -68,8 +78,9 @@ def qp_solver(name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity) -> ca.Func
 def attempt_function(
     kernel: StepKernel, plugin: str, friction: Friction, rounds: int
 ) -> ca.Function:
-    """(t, q, v, h, use_curvature, normal) -> ATTEMPT_OUT; `normal`: the normal forces that
-    start the friction fixed point (the previous step's; ignored without friction)."""
+    """(t, q, v, h, use_curvature, applied, normal) -> ATTEMPT_OUT; `applied`: a generalised
+    force held over the step (6N; the compliant contacts'); `normal`: the normal forces that
+    start the friction fixed point (ignored without friction)."""
     m = kernel.model
     args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _one_qp(kernel, plugin, friction))
@@ -77,7 +88,7 @@ def attempt_function(
         out = _fixed_point(at, args, normal, rounds)
     else:
         out = at.call([*args, ca.MX.zeros(m.n_gap)])
-    names = ["t", "q", "v", "h", "use_curvature", "normal"]
+    names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     return ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
 
 
@@ -93,9 +104,9 @@ def _symbols(values: list) -> list:
 
 
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, normal) -> ATTEMPT_OUT: one QP, and with restitution a second one that
-    releases the gap rows of induced impacts (step/impacts.py); a second round of them fails
-    the step's checks (the NLP path takes it)."""
+    """(t, q, v, h, use, applied, normal) -> ATTEMPT_OUT: one QP, and with restitution a
+    second one that releases the gap rows of induced impacts (step/impacts.py); a second round
+    of them fails the step's checks (the NLP path takes it)."""
     m = kernel.model
     args = _step_symbols(m.n_bodies) + [ca.MX.sym("normal", m.n_gap)]
     out = one.call([*args, ca.MX.zeros(m.n_gap)])
@@ -108,13 +119,14 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
 
 
 def _step_symbols(N: int) -> list:
-    """t, q, v, h, use_curvature."""
+    """t, q, v, h, use_curvature, applied."""
     return [
         ca.MX.sym("t"),
         ca.MX.sym("q", 7 * N),
         ca.MX.sym("v", 6 * N),
         ca.MX.sym("h"),
         ca.MX.sym("use_curvature"),
+        ca.MX.sym("applied", 6 * N),
     ]
 
 
@@ -136,7 +148,7 @@ class _Rows:
     set (off elsewhere), with friction the facet rows a_k . (T_j D_j v) - z_j <= 0."""
 
     def __init__(self, k: StepKernel, args: list, phi: Any, released: Any) -> None:
-        t, q, v, h, _ = args
+        t, q, v, h = args[:4]
         m = k.model
         nc = m.n_gap
         self.Phi_v = Phi_v = m.Phi_v(q)
@@ -168,13 +180,14 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     k, m = kernel, kernel.model
     N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, 6 * m.n_bodies
     args = _step_symbols(N)
-    t, q, v, h, use = args
+    t, q, v, h, use, applied = args
     normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
     M = ca.sparsify(ca.DM(m.M))  # block-diagonal: no stored zeros for the QP's factorisation
-    v_free = v + h * ca.sparsify(ca.DM(np.linalg.inv(m.M))) @ (m.Q(t, q, v) - m.S(q, v))
+    v_free = v + h * ca.sparsify(ca.DM(np.linalg.inv(m.M))) @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
     rows = _Rows(k, args, phi, released)
-    nw = 4 * nc if m.has_friction else 0
+    fr = Tangential(m, q, v, v_free) if m.has_friction else None
+    nw = fr.nw if fr is not None else 0
     # the split variables' small curvature fixes p, n where qrqp would otherwise report
     # multipliers off the friction law; it biases the friction force by W_REG m_min |slip| / h
     # (4e-7 N at 1 m/s of slip in slider_crank, h = 1e-5 s), which the checks allow for
@@ -182,18 +195,17 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
     lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
-    if nw:
-        fr = Tangential(m, q, v, v_free)
+    if fr is not None:
         mu = ca.if_else(ca.vertcat(*fr.slip_m) >= friction.stick_speed, m.mu, m.mu_static)
         bound = friction_bound(mu, normal)
         g, lbx, ubx, A, lba, uba = (
             ca.vertcat(a, b)
             for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
         )
-    qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity())
+    qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
-    lam_x0 = ca.vertcat(ca.DM.zeros(nv), ca.repmat(ca.DM([-1, -1, 0, 0]), nw // 4))
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     v_new, y = sol["x"][:nv, 0], sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
@@ -201,7 +213,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
     lam = lam_gap + lam_rest
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
-    if nw:
+    if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
         y_f = y[rows.n_contact :, 0] / h
         fric, generalised, within = fr.forces(y_f, bound, bias)
@@ -227,7 +239,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
 def _checks(k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised):
     """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point, the
     forces at play (N)): the NLP path's units, constraints in m."""
-    t, q, v, h, _ = args
+    t, q, v, h = args[:4]
     m = k.model
     eom = ca.norm_2(K + rows.Phi_v.T @ lam + m.Phi_eq_v(q, t).T @ lam_eq - generalised)
     eom_scale = k.eom_scale(ca.DM(m.M) @ (v_new - v) / h, K)
