@@ -31,6 +31,7 @@ import numpy as np
 from ..model.symbolic import SymbolicModel
 from .config import Friction
 from .nlp import NLPStep
+from .numeric import Numeric
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
 
@@ -107,7 +108,7 @@ class FrictionFixedPoint(StepSolver):
         self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
         self._last_normal = np.zeros(0)
         model = nlp.kernel.model
-        self.coulomb = coulomb_function(model, settings)
+        self.coulomb = Numeric(coulomb_function(model, settings))
         self.frictional = np.flatnonzero(model.mu_static > 0)
 
     def counters(self) -> dict[str, int]:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..model.rotation import g_matrix
 from .config import Formulation, Friction
+from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout
 
@@ -60,7 +61,8 @@ class NLPGraph:
     rows: ca.Function  # (P, x) -> g
     post: ca.Function  # (P, x, y, y_eq) -> q, v, lam, lam_eq, |eom|, comp, drift, friction, scale
     lagrangian_gradient: ca.Function  # (P, x, lam_g) -> d/dx (f + lam_g^T g)
-    impacts: ca.Function  # (qm, vm) -> Phi(qm), Phi_v vm (restitution rows; else empty)
+    impacts: ca.Function  # (qm, vm, h) -> 1 on the impact set (step/impacts.py)
+    induced: ca.Function  # (lam, hit, released) -> 1 on the induced impacts (step/impacts.py)
     n_bodies: int
 
     def multipliers(self, lam_g: Any) -> tuple[Any, Any]:
@@ -241,7 +243,10 @@ def build_graph(
         f, fr_force, fr_gen = _friction(T, m, friction, f)
     g, lbg, ubg = _rows(T, m, mpcc, sigma)
     lam_g = ca.SX.sym("lam_g", g.shape[0])
-    impacts = [m.Phi(T.qm), T.rate_m] if m.has_restitution else [ca.SX(0, 1), ca.SX(0, 1)]
+    h = ca.SX.sym("h")
+    lam, hit, released = (ca.SX.sym(k, m.n_gap) for k in ("lam", "hit", "released"))
+    rest = m.has_restitution  # else no rows to switch: empty outputs
+    impacts = impact_set(m.Phi(T.qm), T.rate_m, h, m.restitution, kernel.scales) if rest else 0
     return NLPGraph(
         x=T.x,
         p=T.P,
@@ -259,6 +264,11 @@ def build_graph(
         lagrangian_gradient=ca.Function(
             "grad_L", [T.P, T.x, lam_g], [ca.gradient(f + ca.dot(lam_g, g), T.x)]
         ),
-        impacts=ca.Function("impacts", [T.qm, T.vm], impacts),
+        impacts=ca.Function("impact_set", [T.qm, T.vm, h], [impacts]),
+        induced=ca.Function(
+            "induced",
+            [lam, hit, released],
+            [induced(lam, hit, released, m.restitution) if rest else 0],
+        ),
         n_bodies=m.n_bodies,
     )

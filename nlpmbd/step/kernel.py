@@ -31,6 +31,7 @@ from ..model.clearance import gap_fractions, smallest_clearance
 from ..model.kinematics import advance, normalized
 from ..model.symbolic import SymbolicModel
 from .config import DEFAULT_VERIFICATION, GapCorrection, Verification
+from .numeric import Numeric
 from .projection import GapProjection
 
 
@@ -58,6 +59,7 @@ class StepKernel:
         self.clearance = smallest_clearance(self.scales.tolist())
         q = ca.SX.sym("q", 7 * model.n_bodies)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
+        self._penetration_numeric = Numeric(self.penetration)
         self.projection = (
             GapProjection(model, self.clearance) if correction.projection and nc > 0 else None
         )
@@ -104,9 +106,18 @@ class StepKernel:
         return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(K - inertia))
 
     def accepts(self, viol: Any, eom: Any, eom_scale: Any, comp: Any, lam: Any) -> Any:
-        """1 if a point solves the step (Verification), else 0; symbolic or numeric. An
-        infinite EoM residual fails (it would pass its limit, which scales with the forces)."""
+        """1 if a point solves the step (Verification), else 0; symbolic or numeric (floats and
+        a NumPy lam: plain Python, no DM operations). An infinite EoM residual fails (it would
+        pass its limit, which scales with the forces)."""
         tol = self.verification
+        if isinstance(lam, np.ndarray):
+            return float(
+                viol <= tol.constraints
+                and eom < np.inf
+                and eom <= tol.eom * eom_scale
+                and comp <= tol.complementarity
+                and min([0.0, *lam.tolist()]) >= -tol.complementarity
+            )
         return (
             (viol <= tol.constraints)
             * (eom < ca.inf)
@@ -123,4 +134,4 @@ class StepKernel:
 
     def penetration_fraction(self, q: np.ndarray) -> float:
         """max_j Phi_j(q) / c_j over the gaps that close a clearance (0 if none)."""
-        return float(self.penetration(q))
+        return float(self._penetration_numeric(q)[0])

@@ -21,8 +21,8 @@ import numpy as np
 from ..errors import InputError
 from .config import DEFAULT_FRICTION, Formulation, Friction
 from .graph import NLPGraph, build_graph, flushed
-from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .numeric import Numeric
 from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
 #: IPOPT statuses that count as a solved step.
@@ -110,6 +110,8 @@ class NLPStep(StepSolver):
             kernel, h_max, formulation, h_preference, sigma, friction
         )
         g = self.graph
+        self._post, self._rows = Numeric(g.post), Numeric(g.rows)  # no DM in the loop
+        self._impacts, self._induced = Numeric(g.impacts), Numeric(g.induced)
         nlp = {"x": g.x, "p": g.p, "f": g.f, "g": g.g}
         base = {**_IPOPT_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol}
         user = {f"ipopt.{k}": val for k, val in (ipopt or {}).items()}
@@ -157,10 +159,7 @@ class NLPStep(StepSolver):
     def impact_set(self, inputs: StepInputs) -> np.ndarray:
         """The contacts that obey Newton's impact law in this step (step/impacts.py), for a
         system with restitution."""
-        m = self.kernel.model
-        phi, rate = (np.asarray(a).ravel() for a in self.graph.impacts(inputs.q, inputs.v))
-        hit = impact_set(phi, rate, inputs.h_hi, m.restitution, self.kernel.scales)
-        return np.asarray(hit, dtype=float).ravel() > 0.5
+        return np.ravel(self._impacts(inputs.q, inputs.v, inputs.h_hi)[0]) > 0.5
 
     def row_bounds(self, inputs: StepInputs, released: np.ndarray | None = None) -> np.ndarray:
         """Upper bounds of the rows for this step: the restitution rows (Phi_v v <= -e Phi_v vm)
@@ -206,7 +205,7 @@ class NLPStep(StepSolver):
         hit, released = self.impact_set(inputs), np.zeros(m.n_gap, dtype=bool)
         iterations = sol.iterations
         while not sol.failed and sol.warm is not None:
-            more = np.asarray(induced(sol.lam, hit, released, m.restitution)).ravel() > 0.5
+            more = np.ravel(self._induced(sol.lam, hit, released)[0]) > 0.5
             if not more.any():
                 break
             released |= more
@@ -235,25 +234,26 @@ class NLPStep(StepSolver):
         lam_g = np.asarray(sol["lam_g"]).ravel()
         return_status = stats.get("return_status", "unknown")
         status = _SOLVED.get(return_status, FAILED)
+        out = self._post(P, x, *self.graph.multipliers(lam_g))
         if return_status in _VERIFY:
             # IPOPT could not meet its own scaled test, but the point may still solve the step:
             # accept it only if our unscaled checks hold (constraints, EoM, complementarity).
-            status = ACCEPTABLE if self.verified(P, x, lam_g, ubg) else FAILED
+            status = ACCEPTABLE if self.verified(P, x, out, ubg) else FAILED
         lam_x = np.asarray(sol["lam_x"]).ravel()
         iters = int(stats.get("iter_count", -1))
-        step = self.solution(P, x, lam_x, lam_g, status, iters, return_status, elapsed)
-        if return_status in _SOLVED and not step.failed and not self.verified(P, x, lam_g, ubg):
+        step = self.solution(P, x, lam_x, lam_g, status, iters, return_status, elapsed, out)
+        if return_status in _SOLVED and not step.failed and not self.verified(P, x, out, ubg):
             # IPOPT's test is scaled: a step it calls solved must pass ours too
             step.status, step.return_status = FAILED, f"{return_status}, unscaled checks failed"
         return step
 
-    def verified(self, P: np.ndarray, x: np.ndarray, lam_g: np.ndarray, ubg: np.ndarray) -> bool:
-        """The kernel's acceptance test of an IPOPT point (unscaled, Verification)."""
+    def verified(self, P: np.ndarray, x: np.ndarray, out: list, ubg: np.ndarray) -> bool:
+        """The kernel's acceptance test of an IPOPT point (unscaled, Verification); `out`: the
+        graph's post outputs at it."""
         g = self.graph
-        rows = np.asarray(g.rows(P, x)).ravel()
+        rows = np.ravel(self._rows(P, x)[0])
         viol = np.max(np.maximum(rows - ubg, g.lbg - rows), initial=0.0) / g.row_scale
-        out = g.post(P, x, *g.multipliers(lam_g))
-        return bool(float(self.kernel.accepts(viol, out[4], out[8], out[5], out[2])))
+        return bool(float(self.kernel.accepts(viol, out[4], out[8], out[5], np.ravel(out[2]))))
 
     def solution(
         self,
@@ -270,7 +270,7 @@ class NLPStep(StepSolver):
         """The StepSolution of an NLP point (`out`: the graph's post outputs, if known)."""
         g = self.graph
         if out is None:
-            out = g.post(P, x, *g.multipliers(lam_g))
+            out = self._post(P, x, *g.multipliers(lam_g))
         q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
         friction = np.asarray(out[7]).reshape(3, -1)
         eom, comp, drift = float(out[4]), float(out[5]), float(out[6])

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..model.rotation import g_matrix
 from .nlp import NLPStep, Start
+from .numeric import Numeric
 from .qp import QPStep
 from .qp_graph import ATTEMPT_OUT
 from .solver import SOLVED, StepInputs, StepSolution, StepSolver
@@ -39,7 +40,7 @@ class Predictor(StepSolver):
         super().__init__(nlp.kernel)
         self.qp, self.nlp = qp, nlp
         self.predicted = 0
-        self._function = self._predictor_function()
+        self._function = Numeric(self._predictor_function())  # NumPy in and out, no DM
 
     def counters(self) -> dict[str, int]:
         return {"predicted_steps": self.predicted}
@@ -82,10 +83,10 @@ class Predictor(StepSolver):
         x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
         if not float(ok):
             return None
-        x, lam_g = np.asarray(x).ravel(), np.asarray(lam_g).ravel()
+        x, lam_g = np.ravel(x), np.ravel(lam_g)
         lam_x = np.zeros(self.nlp.graph.layout_x.size)
         lam_x[0] = -float(dLds)
-        accepted = self.kernel.accepts(float(viol), post[4], post[8], post[5], post[2])
+        accepted = self.kernel.accepts(float(viol), post[4], post[8], post[5], np.ravel(post[2]))
         solved = (h_lo == h_hi or float(dLds) <= 0.0) and bool(float(accepted))
         return _Guess(x, lam_x, lam_g, post, solved)
 
