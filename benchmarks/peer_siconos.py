@@ -1,6 +1,7 @@
 """Peer benchmark: nlpmbd against Siconos on the Flores-Leine-Glocker slider-crank (issue 14).
 
-    python -m benchmarks.peer_siconos [--t-end 0.01] [--rounds 3] [--no-nlp] [--physics] [--json FILE]
+    python -m benchmarks.peer_siconos [--t-end 0.01] [--rounds 3] [--no-nlp] [--physics]
+                                      [--json FILE]
 
 What it measures. The case `slider_crank` (nlpmbd_cases/slider_crank.py: clearance 1 mm per
 side, e = 0.4, mu = 0.01, four slider corners against the two guide faces) and the same model
@@ -12,10 +13,13 @@ wall_time - setup_time; Siconos: its own loop timer), per step and per simulated
 its ratio to Siconos at the same h. nlpmbd runs on its compiled fast path (`--solver qp
 --codegen on`; the compilation, cached after the first run, counts as setup) and on its NLP
 path (--no-nlp drops those rows). The mu = e = 0 rows compare the fast path with Siconos'
-frictionless LCP (--no-frictionless drops them). --physics adds one two-turn run of
-each at h = 1e-5: first impact (end of the first step whose normal force exceeds 1e-6 N),
-first revolution and two revolutions (crank angle 2 pi, 4 pi) and the largest penetration of a
-corner beyond its guide face, in m and as a fraction of c.
+frictionless LCP (--no-frictionless drops them). --physics measures accuracy (paper variant,
+--physics-t-end, default two crank turns): each side at h = 1e-6, 1e-5, 1e-4; first impact (end
+of the first step whose normal force exceeds 1e-6 N), first revolution and two revolutions
+(crank angle 2 pi, 4 pi), the largest penetration of a corner beyond its guide face (m and
+fraction of c), and the errors of the revolution times against the same side's h = 1e-6 run
+(own reference) and the other side's (cross reference). The target of issue 14: nlpmbd at
+h = 1e-4 at least as close to its reference as Siconos at h = 1e-5 (two-revolution time).
 
 Siconos is a peer for benchmarks only, never a dependency: it comes from Debian
 (`apt-get install python3-siconos`) and only the system interpreter (--siconos-python,
@@ -28,121 +32,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-SICONOS_PYTHON = "/usr/bin/python3"
-SCRIPT = Path(__file__).with_name("siconos_slider_crank.py")
-ROOT = Path(__file__).resolve().parent.parent
-BLAS_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-IMPACT_FORCE = 1e-6  # N: a normal force above this is a contact
-PAPER, SMOOTH = "e=0.4 mu=0.01", "e=0 mu=0"
-
-
-@dataclass(frozen=True)
-class Spec:
-    side: str  # "siconos" or "nlpmbd"
-    h: float
-    variant: str = PAPER
-    solver: str = "qp"  # nlpmbd's path: "nlp" (IPOPT) or "qp" (the compiled fast path)
-
-    @property
-    def label(self) -> str:
-        name = f"nlpmbd {self.solver}" if self.side == "nlpmbd" else self.side
-        return f"{name} ({self.variant})"
-
-
-def siconos_missing(python: str) -> str | None:
-    """Why the Siconos side cannot run, or None when it can."""
-    try:
-        r = subprocess.run(
-            [python, "-c", "import siconos.kernel"], capture_output=True, timeout=120
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{python} cannot be run ({exc.__class__.__name__})"
-    if r.returncode != 0:
-        return f"{python} cannot import siconos (apt-get install python3-siconos)"
-    if shutil.which("gcc") is None:
-        return "gcc, needed for the Siconos model's plugin, is not on PATH"
-    return None
-
-
-def siconos_geometry() -> dict:
-    """nlpmbd's own numbers of the case, in the names of siconos_slider_crank.TABLE1."""
-    from nlpmbd_cases.slider_crank import CASE, GEOMETRY
-
-    g = GEOMETRY
-    defaults = {p.name: p.default for p in CASE.parameters}
-    return dict(
-        l1=g.crank_length, l2=g.rod_length, a=g.slider_length / 2, b=g.slider_width / 2,
-        m1=g.crank_mass, m2=g.rod_mass, m3=g.slider_mass, J1=g.crank_inertia,
-        J2=g.rod_inertia, J3=g.slider_inertia, g=defaults["g"], omega0=defaults["omega0"],
-    )  # fmt: skip
-
-
-def _env() -> dict:
-    return {**os.environ, **BLAS_ENV}
-
-
-def run_siconos(spec: Spec, t_end: float, python: str, physics: bool = False) -> dict:
-    e, mu = (0.4, 0.01) if spec.variant == PAPER else (0.0, 0.0)
-    cmd = [python, str(SCRIPT), "--h", repr(spec.h), "--t-end", repr(t_end)]
-    cmd += ["--restitution", repr(e), "--mu", repr(mu), "--clearance", "1e-3"]
-    cmd += ["--geometry", json.dumps(siconos_geometry())] + (["--physics"] if physics else [])
-    r = subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT, check=True)
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
-def run_nlpmbd(spec: Spec, t_end: float, physics: bool = False) -> dict:
-    with tempfile.TemporaryDirectory(prefix="peer_siconos_") as tmp:
-        out = Path(tmp) / "run"
-        cmd = [sys.executable, "-m", "nlpmbd", "run", "slider_crank", "--h", repr(spec.h)]
-        cmd += ["--t-end", repr(t_end), "--no-plot", "--quiet", "--force", "--out", str(out)]
-        cmd += ["--solver", spec.solver]
-        if spec.solver == "qp":
-            cmd += ["--codegen", "on"]  # compiled once, cached: setup_time, not loop_time
-        if spec.variant == SMOOTH:
-            cmd += ["--set", "mu=0", "--set", "restitution=0"]
-        subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT, check=True)
-        meta = json.loads((out / "meta.json").read_text())
-        row = {
-            "setup_time": meta["setup_time"],
-            "loop_time": meta["wall_time"] - meta["setup_time"],
-            "steps": meta["summary"]["steps"],
-        }
-        if physics:
-            row.update(nlpmbd_physics(out))
-        return row
-
-
-def nlpmbd_physics(out: Path) -> dict:
-    import numpy as np
-
-    from nlpmbd.io.result import SimulationResult
-    from nlpmbd_joints.guide_data import crank_angle
-
-    from .siconos_slider_crank import revolution_time
-
-    r = SimulationResult.load(out)
-    c = r.meta["parameters"].get("clearance", 1e-3)
-    hit = np.flatnonzero(r.lam.max(axis=1) > IMPACT_FORCE)
-    theta = crank_angle(r)
-    pen = float(max(0.0, r.gap.max()))
-    return {
-        "first_impact": float(r.t[hit[0]]) if hit.size else None,
-        "first_revolution": revolution_time(r.t, theta, 1),
-        "two_revolutions": revolution_time(r.t, theta, 2),
-        "max_penetration": pen,
-        "max_penetration_c": pen / c,
-        "max_penetration_uncorrected": float(max(0.0, r.gap_uncorrected.max())),
-        "energy_start": float(r.energy[0, 2]),
-        "energy_end": float(r.energy[-1, 2]),
-    }
+from .peer_physics import physics
+from .peer_runs import (
+    BLAS_ENV,
+    PAPER,
+    SICONOS_PYTHON,
+    SMOOTH,
+    Spec,
+    run_nlpmbd,
+    run_siconos,
+    siconos_missing,
+)
 
 
 def specs(smooth: bool, nlp: bool) -> list[Spec]:
@@ -210,23 +115,6 @@ def print_table(rows: list[dict], t_end: float, rounds: int) -> None:
         )
 
 
-def physics(args) -> dict:
-    """One two-turn run of each side at h = 1e-5 (paper variant)."""
-    t_end, out = args.physics_t_end, {}
-    print(f"\nphysics, h = 1e-5, t_end = {t_end:g} s (one run each)")
-    out["siconos"] = run_siconos(Spec("siconos", 1e-5), t_end, args.siconos_python, True)
-    out["nlpmbd qp"] = run_nlpmbd(Spec("nlpmbd", 1e-5), t_end, True)
-    out["nlpmbd qp 1e-4"] = run_nlpmbd(Spec("nlpmbd", 1e-4), t_end, True)
-    print(f"{'':<15} {'1st impact':>11} {'1st rev':>10} {'2 revs':>10} {'max pen':>10} "
-          f"{'pen/c':>7} {'loop':>8}")  # fmt: skip
-    for side, r in out.items():
-        ms = [f"{1e3 * r[k]:8.3f} ms" if r[k] is not None else f"{'-':>11}"
-              for k in ("first_impact", "first_revolution", "two_revolutions")]  # fmt: skip
-        print(f"{side:<15} {ms[0]:>11} {ms[1]:>10} {ms[2]:>10} {r['max_penetration']:>10.2e} "
-              f"{r['max_penetration_c']:>7.4f} {r['loop_time']:>6.1f} s")  # fmt: skip
-    return out
-
-
 def machine() -> dict:
     from nlpmbd.apps.machine import machine_info
 
@@ -247,7 +135,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                     help="skip the mu = e = 0 rows")  # fmt: skip
     ap.add_argument("--no-nlp", dest="nlp", action="store_false",
                     help="skip the rows of nlpmbd's NLP path")  # fmt: skip
-    ap.add_argument("--physics", action="store_true", help="add one two-turn run of each")
+    ap.add_argument(
+        "--physics", action="store_true", help="add the accuracy runs (h = 1e-6, 1e-5, 1e-4)"
+    )
     ap.add_argument("--physics-t-end", type=float, default=0.14, help="s; two turns ~0.138")
     ap.add_argument("--json", type=Path, help="write the numbers to this file")
     ap.add_argument("--siconos-python", default=SICONOS_PYTHON, help="interpreter with siconos")
