@@ -13,6 +13,7 @@ from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
 from .spherical import SphericalJoint
+from .universal import UniversalJoint
 
 __all__ = [
     "CylindricalClearance",
@@ -28,4 +29,5 @@ __all__ = [
     "RevoluteClearance",
     "RevoluteJoint",
     "SphericalJoint",
+    "UniversalJoint",
 ]
