@@ -13,6 +13,7 @@ from . import (
     slider_crank,
     slider_crank_driven,
     slider_crank_moment,
+    spatial_slider_crank,
     stick_slip,
 )
 
@@ -30,6 +31,7 @@ REGISTRY: dict[str, Case] = {
         crank_rocker.CASE,
         stick_slip.CASE,
         slider_crank_moment.CASE,
+        spatial_slider_crank.CASE,
     )
 }
 
