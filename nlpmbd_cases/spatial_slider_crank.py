@@ -13,8 +13,14 @@ origin, starting at C = (0.2, 0, 0), unforced. Initial velocities follow from th
 rad/s and the joints (`rod_angular_velocity`): slider 0.24 m/s, rod centre (0.12, -0.24, 0) m/s,
 rod (2.4, -1.2, 0) rad/s (Exudyn's model starts the rod at (1.92, -0.96, 0.48), whose spin about
 the rod's axis breaks its own cross condition at a rate of 0.48 rad/s).
-One degree of freedom; the crank is free after the start. All joints ideal (clearance variants:
-issue 15, to come); references/ref_spatial_slider_crank.py is its minimal-coordinate reference.
+One degree of freedom; the crank is free after the start; references/ref_spatial_slider_crank.py
+is the ideal mechanism's minimal-coordinate reference.
+
+Clearance (`clearance_at`): "crank" makes A a RevoluteClearance (pin of radius 5 mm and length
+20 mm fixed to the ground, hole in the crank, radial clearance `clearance`, axial play the same);
+"rod" makes B a SphericalClearance (ball of radius 5 mm on the rod, socket in the crank); "all"
+both. The universal joint C and the prismatic joint D stay ideal (the library has no universal
+joint with clearance yet). Hard contacts, frictionless and inelastic.
 """
 
 from __future__ import annotations
@@ -25,12 +31,32 @@ from typing import Any
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, RigidBody, System
-from nlpmbd_joints import PrismaticJoint, RevoluteJoint, SphericalJoint, UniversalJoint
+from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd.model.joint import Joint
+from nlpmbd_joints import (
+    PrismaticJoint,
+    RevoluteClearance,
+    RevoluteJoint,
+    SphericalClearance,
+    SphericalJoint,
+    UniversalJoint,
+)
 
 A, B, C = np.array([0.0, 0.1, 0.12]), np.array([0.0, 0.1, 0.2]), np.array([0.2, 0.0, 0.0])
 OMEGA_CRANK = np.array([6.0, 0.0, 0.0])
 V_SLIDER = np.array([0.24, 0.0, 0.0])
+RADIUS, PIN_LENGTH = 5e-3, 0.02  # m: the pin at A, the ball at B
+
+PARAMETERS = (
+    Parameter(
+        "clearance_at", "none", "joints with clearance", str,
+        choices=("none", "crank", "rod", "all"),
+    ),
+    Parameter(
+        "clearance", 1e-4, "radial clearance (and axial play at A)", float,
+        low=0.0, low_open=True, high=1e-3, unit="m",
+    ),
+)  # fmt: skip
 
 
 def rod_angular_velocity() -> np.ndarray:
@@ -68,17 +94,32 @@ def build(params: Mapping[str, Any]) -> System:
         )
     )  # fmt: skip
     slider = system.add_body(RigidBody("slider", 2.0, (1e-4,) * 3, position=C, velocity=V_SLIDER))
-    system.add_joint(RevoluteJoint("A", GROUND, crank, point=A, axis=(1, 0, 0)))
-    system.add_joint(SphericalJoint("B", crank, rod, point=B))
+    loose, c = params["clearance_at"], params["clearance"]
+    system.add_joint(_crank_joint(crank, c) if loose in ("crank", "all") else _ideal_a(crank))
+    if loose in ("rod", "all"):
+        system.add_joint(SphericalClearance("B", crank, rod, B, RADIUS + c, RADIUS))
+    else:
+        system.add_joint(SphericalJoint("B", crank, rod, point=B))
     system.add_joint(UniversalJoint("C", slider, rod, C, (0, 1, 0), (1, 0, 0)))
     system.add_joint(PrismaticJoint("D", GROUND, slider, point=(0, 0, 0), axis=(1, 0, 0)))
     return system
 
 
+def _ideal_a(crank: RigidBody) -> Joint:
+    return RevoluteJoint("A", GROUND, crank, point=A, axis=(1, 0, 0))
+
+
+def _crank_joint(crank: RigidBody, c: float) -> Joint:
+    return RevoluteClearance(
+        "A", hole=crank, pin=GROUND, center=A, axis=(1, 0, 0), length=PIN_LENGTH,
+        hole_radius=RADIUS + c, pin_radius=RADIUS, axial_play=c, ends_on="pin",
+    )  # fmt: skip
+
+
 CASE = Case(
     name="spatial_slider_crank",
     description="IFToMM spatial rigid slider-crank (revolute, spherical, universal, prismatic)",
-    parameters=(),
+    parameters=PARAMETERS,
     builder=build,
     t_end=2.0,
     h_min=1e-4,

@@ -13,6 +13,7 @@ from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
 from .spherical import SphericalJoint
+from .spherical_clearance import SphericalClearance
 from .universal import UniversalJoint
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "PrismaticJoint",
     "RevoluteClearance",
     "RevoluteJoint",
+    "SphericalClearance",
     "SphericalJoint",
     "UniversalJoint",
 ]
