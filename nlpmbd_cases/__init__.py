@@ -6,6 +6,7 @@ from . import (
     box_drop,
     crank_rocker,
     cylindrical,
+    four_bar,
     free_body,
     pendulum,
     prismatic,
@@ -32,6 +33,7 @@ REGISTRY: dict[str, Case] = {
         stick_slip.CASE,
         slider_crank_moment.CASE,
         spatial_slider_crank.CASE,
+        four_bar.CASE,
     )
 }
 

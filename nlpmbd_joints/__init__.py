@@ -7,6 +7,8 @@ from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
+from .planar_revolute import PlanarRevoluteJoint
+from .planar_revolute_clearance import PlanarRevoluteClearance
 from .plane_contact import PlaneContact
 from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
@@ -24,6 +26,8 @@ __all__ = [
     "FixedJoint",
     "PlanarPrismaticClearance",
     "PlanarPrismaticJoint",
+    "PlanarRevoluteClearance",
+    "PlanarRevoluteJoint",
     "PlaneContact",
     "PrismaticClearance",
     "PrismaticJoint",
