@@ -4,6 +4,7 @@ from nlpmbd.model.case import Case
 
 from . import (
     box_drop,
+    chain,
     crank_rocker,
     cylindrical,
     four_bar,
@@ -34,6 +35,7 @@ REGISTRY: dict[str, Case] = {
         slider_crank_moment.CASE,
         spatial_slider_crank.CASE,
         four_bar.CASE,
+        chain.CASE,
     )
 }
 
