@@ -31,7 +31,7 @@ The Markdown table and the Targets section (TARGETS: each speed figure the issue
 name, with PASS or MISS; its agreement target is a test, tests/test_qp.py, and the table's
 "dx to nlp" column shows that figure) are printed and written to OUT/bench.md; OUT/bench.json
 holds the machine, the options, every repetition, the rows and the targets. Both files are
-written atomically.
+written atomically. `--scaling` runs the scaling benchmark of apps/scaling.py instead.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ from .bench_report import (
 from .bench_summary import Target, check_targets, report
 from .machine import machine_info, pin_blas_threads
 from .registry import load_cases
+from .scaling import DEFAULT_OUT, add_scaling_arguments, run_scaling, scaling_requested
+from .scaling import DEFAULT_T_END as SCALING_T_END
 
 #: Environment variables that pin BLAS (OpenBLAS, MKL, OpenMP) to one thread.
 BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -69,7 +71,6 @@ BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 FIXED_H = 1e-3
 DEFAULT_REPEATS, DEFAULT_T_END = 3, 1.0
 QUICK_REPEATS, QUICK_T_END = 1, 0.2
-DEFAULT_OUT = "results/bench"
 #: The mode the ratio column divides by, and the mode the QP positions are compared with.
 REFERENCE_MODE, AGREEMENT_MODE = "qp compiled", "nlp fixed h"
 
@@ -111,7 +112,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--t-end",
         type=float,
-        help=f"simulated s per case (default {DEFAULT_T_END:g}; {QUICK_T_END:g} with --quick)",
+        help=f"simulated s per case (default {DEFAULT_T_END:g}; {QUICK_T_END:g} with --quick; "
+        f"{SCALING_T_END:g} per run with --scaling)",
     )
     parser.add_argument(
         "--quick",
@@ -119,8 +121,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"smoke run: {QUICK_REPEATS} repetition of {QUICK_T_END:g} s unless given",
     )
     parser.add_argument(
-        "--out", default=DEFAULT_OUT, help=f"directory of bench.json and bench.md ({DEFAULT_OUT})"
+        "--out",
+        default=DEFAULT_OUT,
+        help=f"directory of bench.json and bench.md, or scaling.* ({DEFAULT_OUT})",
     )
+    add_scaling_arguments(parser)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -143,6 +148,8 @@ def main(argv: Sequence[str] | None = None, targets: Sequence[Target] = ()) -> i
 
 def run(args: argparse.Namespace, targets: Sequence[Target] = ()) -> int:
     """Validate the options, run the suite, print the report, write bench.json and bench.md."""
+    if scaling_requested(args):
+        return run_scaling(args)
     cases = select_cases(args.cases)
     repeats = check_repeats(QUICK_REPEATS if args.quick and args.repeats is None else args.repeats)
     t_end = check_t_end(QUICK_T_END if args.quick and args.t_end is None else args.t_end, cases)

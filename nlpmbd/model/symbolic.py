@@ -39,6 +39,7 @@ class SymbolicModel:
     n_eq: int
     n_joints: int
     M: np.ndarray  # (6N, 6N) constant mass matrix
+    M_inv: ca.DM  # its inverse, sparse, from the bodies' 3x3 blocks
     gravity: np.ndarray
     masses: np.ndarray
     # Functions: names are the FORMULATION.md symbols
@@ -112,6 +113,9 @@ class SymbolicModel:
             n_eq=Phi_eq.shape[0],
             n_joints=len(system.joints),
             M=mass_matrix(system),
+            M_inv=ca.sparsify(
+                ca.diagcat(*[ca.DM(b) for k in system.bodies for b in _inv_blocks(k)])
+            ),
             gravity=np.asarray(system.gravity, float),
             masses=np.array([body.mass for body in system.bodies]),
             S=ca.Function("S", [q, v], [ca.vertcat(*b.S_parts)]),
@@ -211,6 +215,11 @@ def mass_matrix(system: System) -> np.ndarray:
         M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
         M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
     return M
+
+
+def _inv_blocks(body: RigidBody) -> tuple[np.ndarray, np.ndarray]:
+    """The inverses of a body's two 3x3 mass-matrix blocks (never a dense 6N inverse)."""
+    return np.eye(3) / body.mass, np.linalg.inv(body.inertia)
 
 
 def _gap_owner(system: System, force_law: bool) -> np.ndarray:

@@ -52,7 +52,7 @@ def chunk_layout(model: SymbolicModel) -> dict[str, int]:
     }
 
 
-def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
+def chunk_function(step: QPStep, n: int) -> ca.Function:
     """n steps in one Function (mapaccum): (X0 = [t; q; v; lam; lam1; lam2; z], h (1 x n)) ->
     (X_n, R (rows x n)); lam, lam1, lam2, the normal forces of the last three steps, start the
     next step's friction fixed point (step/qp.py, extrapolate); z, the compliant contacts'
@@ -60,20 +60,34 @@ def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
 
     Column k of R is step k's record in chunk_layout order, stacked: the state after the step,
     the time-point report (model.report) and the step diagnostics. A column with h = 0 is
-    padding: the state passes through unchanged (the last chunk of a run is padded this way,
-    so one compiled Function serves every chunk)."""
+    padding: the state passes through unchanged and the record is zero (the last chunk of a
+    run is padded this way, so one compiled Function serves every chunk). Padding is a switch
+    (Function.if_else), which computes no step: an MX if_else would compute one and drop it."""
+    X, h = ca.MX.sym("X", chunk_state_size(step.kernel.model)), ca.MX.sym("h")
+    taken = _one_step(step, X, h)
+    zero = ca.MX.zeros(taken.sparsity_out(1))
+    padding = ca.Function("qp_chunk_padding", [X, h], [X, zero])
+    switch = ca.Function.if_else("qp_chunk_switch", taken, padding)
+    one = ca.Function("qp_chunk_step", [X, h], switch(h > 0, X, h))
+    return one.mapaccum("qp_chunk", n)
+
+
+def chunk_state_size(m: SymbolicModel) -> int:
+    """The length of X = [t; q; v; lam; lam1; lam2; z]."""
+    return 1 + 13 * m.n_bodies + 3 * m.n_gap + m.n_compliant
+
+
+def _one_step(step: QPStep, X: ca.MX, h: ca.MX) -> ca.Function:
+    """(X, h) -> (the state after one step of size h > 0, its record)."""
     m = step.kernel.model
-    N, nc, C = m.n_bodies, m.n_gap, m.n_compliant
-    X, h = ca.MX.sym("X", 1 + 13 * N + 3 * nc + C), ca.MX.sym("h")
+    N, nc = m.n_bodies, m.n_gap
     t, q, v = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N : 1 + 13 * N]
     lam, lam1, lam2 = (X[1 + 13 * N + k * nc : 1 + 13 * N + (k + 1) * nc] for k in range(3))
     z = X[1 + 13 * N + 3 * nc :]
-    active = h > 0
-    h_safe = ca.if_else(active, h, h_max)
     Qc, gap_c, _, _, force_c, _ = m.compliant_force(t, q, v, z)
     normal = ca.fmax(extrapolate(lam, lam1, lam2), 0)
-    o = step.whole_step(t=t, q=q, v=v, h=h_safe, normal=normal, applied=Qc)
-    t_new = t + h_safe
+    o = step.whole_step(t=t, q=q, v=v, h=h, normal=normal, applied=Qc)
+    t_new = t + h
     q_new, v_new = o["q_new"], o["v_new"]
     _, gap_new, rate_new, *_ = m.compliant_force(t_new, q_new, v_new, z)
     # a contact that begins now keeps its penetration speed; an open one forgets it
@@ -88,8 +102,7 @@ def chunk_function(step: QPStep, h_max: float, n: int) -> ca.Function:
         ca.vec(force_c),
     )
     state = ca.vertcat(t_new, q_new, v_new, o["lam"], lam, lam1, z_new)
-    one = ca.Function("qp_chunk_step", [X, h], [ca.if_else(active, state, X), record])
-    return one.mapaccum("qp_chunk", n)
+    return ca.Function("qp_chunk_taken", [X, h], [state, record])
 
 
 def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> list:
@@ -156,14 +169,14 @@ class _Buffered:
 class ChunkRunner:
     """Chunks of n fixed-h QP steps; `compile` asks for the C version (codegen.py)."""
 
-    def __init__(self, step: QPStep, h_max: float, n: int, compile: bool) -> None:
+    def __init__(self, step: QPStep, n: int, compile: bool) -> None:
         self.model, self.n = step.kernel.model, n
         self.layout = chunk_layout(self.model)
         offsets = np.cumsum([0, *self.layout.values()])
         self.rows = {
             k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
         }
-        vm = chunk_function(step, h_max, n)
+        vm = chunk_function(step, n)
         self.codegen = "off"
         function = vm
         if compile:

@@ -89,7 +89,7 @@ class Run:
             path.codegen is Codegen.AUTO and steps >= path.codegen_min_steps
         )
         compile = compile and self.qp.plugin in COMPILED_PLUGINS
-        self.stepper.runner = ChunkRunner(self.qp, o.time.h_max, path.chunk_steps, compile)
+        self.stepper.runner = ChunkRunner(self.qp, path.chunk_steps, compile)
 
     def counters(self, state: RunState) -> dict[str, int]:
         solver = dict(self.stepper.solver.counters())

@@ -37,9 +37,7 @@ def build_kernel(
 def qp_plugin(kernel: StepKernel, options: SimulationOptions) -> QPPlugin:
     """The step QP's plugin, `auto` resolved (step/config.py, QPPlugin)."""
     plugin = options.path.qp_solver
-    if plugin is not QPPlugin.AUTO:
-        return plugin
-    return QPPlugin.DAQP if kernel.model.has_friction else QPPlugin.QRQP
+    return QPPlugin.DAQP if plugin is QPPlugin.AUTO else plugin
 
 
 def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:

@@ -50,10 +50,11 @@ class SolverPath(enum.StrEnum):
 
 class QPPlugin(enum.StrEnum):
     """CasADi conic plugins for the QP. qrqp and DAQP are compiled to C with the chunk (qrqp is
-    generated inline; DAQP's headers and library ship in CasADi's wheel). AUTO: qrqp, or DAQP for
-    systems with friction (qrqp cycles on the degenerate active sets of friction QPs, where ideal
-    joints or a second sticking contact fix a slip direction already; DAQP, a dual active-set
-    method run with proximal-point iterations, solves them). qpOASES is the backup of both."""
+    generated inline; DAQP's headers and library ship in CasADi's wheel). AUTO is DAQP, a dual
+    active-set method (run with proximal-point iterations when there is friction): on the
+    N-link chain it is 14x (N = 8) to 190x (N = 32) faster than qrqp, whose sparse QR grows as
+    N^3, and qrqp cycles on the degenerate active sets of friction QPs, where ideal joints or a
+    second sticking contact fix a slip direction already. qpOASES is the backup of both."""
 
     AUTO = "auto"
     QRQP = "qrqp"

@@ -237,7 +237,7 @@ def build_graph(
     m = kernel.model
     mpcc = formulation is Formulation.MPCC
     T = _Terms(kernel, h_max, mpcc)
-    f = T.c * ca.dot(T.K, ca.DM(np.linalg.inv(m.M)) @ T.K) - h_preference * T.s
+    f = T.c * ca.dot(T.K, m.M_inv @ T.K) - h_preference * T.s
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(6 * m.n_bodies, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(T, m, friction, f)

@@ -12,8 +12,9 @@ not touched, the ideal constraints do not change to first order, and the kinetic
 unchanged; only the potential energy moves, by m g times a displacement of the size of the
 penetration. The target is max Phi <= 1e-4 of the smallest clearance.
 
-Fast path: Gauss-Newton on the linearised constraints, one QP per iteration (CasADi's qrqp, which
-copes with the rank-deficient active sets of redundant contacts); it converges in one to three
+Fast path: Gauss-Newton on the linearised constraints, one QP per iteration (DAQP, a dual
+active-set method that copes with the rank-deficient active sets of redundant contacts; the
+constraint Jacobians keep their own sparsity); it converges in one to three
 iterations in sustained contact. When it does not (a radial gap is curved with radius c, and the
 mass-weighted displacement can be a rotation about a low-inertia axis), the exact problem is
 solved by IPOPT from the original q, scaled by the clearance (dx = c y) so its numbers are O(1).
@@ -27,12 +28,9 @@ import numpy as np
 from ..model.kinematics import advance
 from ..model.symbolic import SymbolicModel
 
-_QUIET_QP = {
-    "print_iter": False,
-    "print_header": False,
-    "print_info": False,
-    "error_on_fail": False,
-}
+#: DAQP (a dual active-set method, compiled with the chunks): its cost grows like that of the
+#: step QP's (step/qp_graph.py), where qrqp's sparse QR grows as N^3 (issue 15's chain)
+_QP = {"error_on_fail": False, "daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12}}
 _QUIET_NLP = {
     "print_time": False,
     "error_on_fail": False,
@@ -59,18 +57,16 @@ class GapProjection:
         dx = ca.MX.sym("dx", 6 * N)
         self._move = ca.Function("move", [q, dx], [advance(q, dx)[0]])
         lba = ca.vertcat(-ca.inf * ca.DM.ones(nc), ca.DM.zeros(ne))
+        A = ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t))  # the Jacobians' own sparsity
         qp = ca.conic(
-            "gap_projection",
-            "qrqp",
-            {"h": ca.DM(model.M).sparsity(), "a": ca.Sparsity.dense(nc + ne, 6 * N)},
-            _QUIET_QP,
+            "gap_projection", "daqp", {"h": ca.DM(model.M).sparsity(), "a": A.sparsity()}, _QP
         )
-        # in units of the clearance (dx = c y): qrqp takes rows violated by less than its
-        # constr_viol_tol (1e-8) as satisfied, and the target here is 1e-4 c
+        # in units of the clearance (dx = c y): the target here is 1e-4 c, and the solver's
+        # tolerances are absolute
         sol = qp(
             h=ca.DM(model.M),
             g=ca.DM.zeros(6 * N),
-            a=ca.densify(ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t))),
+            a=A,
             lba=lba,
             uba=ca.vertcat(-model.Phi(q) / clearance, ca.DM.zeros(ne)),
         )

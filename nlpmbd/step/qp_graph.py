@@ -25,8 +25,8 @@ leave the friction law, fails its checks.
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
-dependent); qp_solver "auto" therefore takes DAQP for systems with friction (run/solvers.py),
-which is compiled with the chunk like qrqp.
+dependent), and its sparse QR grows as N^3 with the number of bodies; qp_solver "auto" therefore
+takes DAQP (step/config.py, QPPlugin), which is compiled with the chunk like qrqp.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     t, q, v, h, use, applied = args
     normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
     M = ca.sparsify(ca.DM(m.M))  # block-diagonal: no stored zeros for the QP's factorisation
-    v_free = v + h * ca.sparsify(ca.DM(np.linalg.inv(m.M))) @ (m.Q(t, q, v) + applied - m.S(q, v))
+    v_free = v + h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
     rows = _Rows(k, args, phi, released)
     fr = Tangential(m, q, v, v_free) if m.has_friction else None
