@@ -25,6 +25,7 @@ from .contact_terms import (
 )
 from .forces import Force, Torque
 from .kinematics import advance
+from .mass import mass_inverse, mass_matrix
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
 from .system import System
@@ -112,10 +113,8 @@ class SymbolicModel:
             n_gap=Phi.shape[0],
             n_eq=Phi_eq.shape[0],
             n_joints=len(system.joints),
-            M=mass_matrix(system),
-            M_inv=ca.sparsify(
-                ca.diagcat(*[ca.DM(b) for k in system.bodies for b in _inv_blocks(k)])
-            ),
+            M=mass_matrix(system.bodies),
+            M_inv=mass_inverse(system.bodies),
             gravity=np.asarray(system.gravity, float),
             masses=np.array([body.mass for body in system.bodies]),
             S=ca.Function("S", [q, v], [ca.vertcat(*b.S_parts)]),
@@ -205,21 +204,6 @@ def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
     Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
     Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
     return Phi, Phi_eq, frames
-
-
-def mass_matrix(system: System) -> np.ndarray:
-    """The constant block-diagonal mass matrix (6N, 6N): m I and J' per body."""
-    N = system.n_bodies
-    M = np.zeros((6 * N, 6 * N))
-    for k, body in enumerate(system.bodies):
-        M[6 * k : 6 * k + 3, 6 * k : 6 * k + 3] = body.mass * np.eye(3)
-        M[6 * k + 3 : 6 * k + 6, 6 * k + 3 : 6 * k + 6] = body.inertia
-    return M
-
-
-def _inv_blocks(body: RigidBody) -> tuple[np.ndarray, np.ndarray]:
-    """The inverses of a body's two 3x3 mass-matrix blocks (never a dense 6N inverse)."""
-    return np.eye(3) / body.mass, np.linalg.inv(body.inertia)
 
 
 def _gap_owner(system: System, force_law: bool) -> np.ndarray:

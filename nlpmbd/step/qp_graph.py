@@ -36,6 +36,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from ..model.mass import mass_factor
 from .config import Friction
 from .impacts import impact_set, induced
 from .kernel import StepKernel
@@ -174,6 +175,17 @@ class _Rows:
         return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
+def _in_unit_mass(m: Any, A: Any, v_free: Any, nw: int) -> tuple[Any, Any, Any]:
+    """(H, g, A before the change of variables) of the QP in u = R v (M = R^T R, model/mass.py)
+    and the nw friction split variables: H = I, whose factorisation by the solver is trivial.
+    The split variables' small curvature fixes p, n where qrqp would otherwise report
+    multipliers off the friction law; it biases the friction force by W_REG m_min |slip| / h
+    (4e-7 N at 1 m/s of slip in slider_crank, h = 1e-5 s), which the checks allow for."""
+    nv = 6 * m.n_bodies
+    H = ca.diagcat(ca.DM.eye(nv), W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
+    return H, -mass_factor(m.M)[0] @ v_free, ca.horzcat(A, ca.MX(A.shape[0], nw))
+
+
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
     contacts of induced impacts (step/impacts.py)."""
@@ -182,17 +194,13 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     args = _step_symbols(N)
     t, q, v, h, use, applied = args
     normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
-    M = ca.sparsify(ca.DM(m.M))  # block-diagonal: no stored zeros for the QP's factorisation
+    M, R_inv = ca.sparsify(ca.DM(m.M)), mass_factor(m.M)[1]
     v_free = v + h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
     rows = _Rows(k, args, phi, released)
     fr = Tangential(m, q, v, v_free) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
-    # the split variables' small curvature fixes p, n where qrqp would otherwise report
-    # multipliers off the friction law; it biases the friction force by W_REG m_min |slip| / h
-    # (4e-7 N at 1 m/s of slip in slider_crank, h = 1e-5 s), which the checks allow for
-    H = ca.diagcat(M, W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
-    g, A = -M @ v_free, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
+    H, g, A = _in_unit_mass(m, rows.A, v_free, nw)
     lba, uba = rows.lba, rows.uba
     lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
     if fr is not None:
@@ -202,12 +210,13 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
             ca.vertcat(a, b)
             for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
         )
+    A = A @ ca.diagcat(R_inv, ca.DM.eye(nw))  # the friction rows too
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
-    v_new, y = sol["x"][:nv, 0], sol["lam_a"]
+    v_new, y = R_inv @ sol["x"][:nv, 0], sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
     lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
     lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
