@@ -63,18 +63,22 @@ PARAMETERS = (
 )  # fmt: skip
 
 
-def loose_joints(value: str) -> frozenset[str]:
-    """The pins named by `clearance_at` ("none", "all" or e.g. "A,C"), or InputError."""
-    text = value.strip()
+def loose_joints(
+    value: str, joints: tuple[str, ...] = JOINTS, aliases: dict[str, str] | None = None
+) -> frozenset[str]:
+    """The joints named by `clearance_at` ("none", "all", an alias or e.g. "A,C"), or
+    InputError. `aliases` maps a word to a joint (spatial_slider_crank: "crank" -> "A")."""
+    text = (aliases or {}).get(value.strip(), value.strip())
     if text == "none":
         return frozenset()
     if text == "all":
-        return frozenset(JOINTS)
+        return frozenset(joints)
     names = [n.strip() for n in text.split(",")]
-    if not names or any(n not in JOINTS for n in names) or len(set(names)) != len(names):
+    if not names or any(n not in joints for n in names) or len(set(names)) != len(names):
+        words = "".join(f", '{a}'" for a in aliases or {})
         raise InputError(
-            "clearance_at must be 'none', 'all' or a comma list of distinct pins from "
-            f"A,B,C,D (e.g. 'A,C'), got {short_repr(value)}"
+            f"clearance_at must be 'none', 'all'{words} or a comma list of distinct joints "
+            f"from {','.join(joints)} (e.g. '{joints[0]},{joints[2]}'), got {short_repr(value)}"
         )
     return frozenset(names)
 

@@ -16,11 +16,14 @@ the rod's axis breaks its own cross condition at a rate of 0.48 rad/s).
 One degree of freedom; the crank is free after the start; references/ref_spatial_slider_crank.py
 is the ideal mechanism's minimal-coordinate reference.
 
-Clearance (`clearance_at`): "crank" makes A a RevoluteClearance (pin of radius 5 mm and length
-20 mm fixed to the ground, hole in the crank, radial clearance `clearance`, axial play the same);
-"rod" makes B a SphericalClearance (ball of radius 5 mm on the rod, socket in the crank); "all"
-both. The universal joint C and the prismatic joint D stay ideal (the library has no universal
-joint with clearance yet). Hard contacts, frictionless and inelastic.
+Clearance (`clearance_at`: "none", "all", "crank" (= A), "rod" (= B) or a comma list of the
+loose joints among A, B, C, D, e.g. "A,D"), radial clearance `clearance` c at each:
+A, RevoluteClearance (pin of radius 5 mm and length 20 mm fixed to the ground, hole in the
+crank, axial play c); B, SphericalClearance (ball of radius 5 mm on the rod, socket in the
+crank); C, UniversalClearance (the cross's centre, a 5 mm ball on the rod, has play c in a seat
+in the slider; its pins stay perpendicular); D, PrismaticClearance (a 20 mm square slider,
+40 mm long, in a guide along X with play c on each side, gravity holding it on the floor).
+Hard contacts, frictionless and inelastic.
 """
 
 from __future__ import annotations
@@ -34,23 +37,29 @@ from pyquaternion import Quaternion
 from nlpmbd import GROUND, Case, Parameter, RigidBody, System
 from nlpmbd.model.joint import Joint
 from nlpmbd_joints import (
+    PrismaticClearance,
     PrismaticJoint,
     RevoluteClearance,
     RevoluteJoint,
     SphericalClearance,
     SphericalJoint,
+    UniversalClearance,
     UniversalJoint,
 )
+
+from .four_bar import loose_joints
 
 A, B, C = np.array([0.0, 0.1, 0.12]), np.array([0.0, 0.1, 0.2]), np.array([0.2, 0.0, 0.0])
 OMEGA_CRANK = np.array([6.0, 0.0, 0.0])
 V_SLIDER = np.array([0.24, 0.0, 0.0])
-RADIUS, PIN_LENGTH = 5e-3, 0.02  # m: the pin at A, the ball at B
+RADIUS, PIN_LENGTH = 5e-3, 0.02  # m: the pin at A, the balls at B and C
+SLIDER_SECTION, SLIDER_LENGTH = 0.02, 0.04  # m: the square slider in its guide at D
+ALIASES = {"crank": "A", "rod": "B"}
 
 PARAMETERS = (
     Parameter(
-        "clearance_at", "none", "joints with clearance", str,
-        choices=("none", "crank", "rod", "all"),
+        "clearance_at", "none",
+        "loose joints: none, all, crank (A), rod (B) or a comma list of A,B,C,D", str,
     ),
     Parameter(
         "clearance", 1e-4, "radial clearance (and axial play at A)", float,
@@ -94,19 +103,38 @@ def build(params: Mapping[str, Any]) -> System:
         )
     )  # fmt: skip
     slider = system.add_body(RigidBody("slider", 2.0, (1e-4,) * 3, position=C, velocity=V_SLIDER))
-    loose, c = params["clearance_at"], params["clearance"]
-    system.add_joint(_crank_joint(crank, c) if loose in ("crank", "all") else _ideal_a(crank))
-    if loose in ("rod", "all"):
+    loose = loose_joints(params["clearance_at"], ("A", "B", "C", "D"), ALIASES)
+    c = params["clearance"]
+    system.add_joint(_crank_joint(crank, c) if "A" in loose else _ideal_a(crank))
+    if "B" in loose:
         system.add_joint(SphericalClearance("B", crank, rod, B, RADIUS + c, RADIUS))
     else:
         system.add_joint(SphericalJoint("B", crank, rod, point=B))
-    system.add_joint(UniversalJoint("C", slider, rod, C, (0, 1, 0), (1, 0, 0)))
-    system.add_joint(PrismaticJoint("D", GROUND, slider, point=(0, 0, 0), axis=(1, 0, 0)))
+    if "C" in loose:
+        system.add_joint(
+            UniversalClearance("C", slider, rod, C, RADIUS + c, RADIUS, (0, 1, 0), (1, 0, 0))
+        )
+    else:
+        system.add_joint(UniversalJoint("C", slider, rod, C, (0, 1, 0), (1, 0, 0)))
+    system.add_joint(_slider_joint(slider, c) if "D" in loose else _ideal_d(slider))
     return system
 
 
 def _ideal_a(crank: RigidBody) -> Joint:
     return RevoluteJoint("A", GROUND, crank, point=A, axis=(1, 0, 0))
+
+
+def _ideal_d(slider: RigidBody) -> Joint:
+    return PrismaticJoint("D", GROUND, slider, point=(0, 0, 0), axis=(1, 0, 0))
+
+
+def _slider_joint(slider: RigidBody, c: float) -> Joint:
+    half = SLIDER_SECTION / 2
+    square = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    return PrismaticClearance(
+        "D", GROUND, slider, center=C, axis=(1, 0, 0), vertices=square,
+        length=SLIDER_LENGTH, clearance=c, section_x=(0, 1, 0),
+    )  # fmt: skip
 
 
 def _crank_joint(crank: RigidBody, c: float) -> Joint:

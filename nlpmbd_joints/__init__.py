@@ -17,6 +17,7 @@ from .revolute_clearance import RevoluteClearance
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
 from .universal import UniversalJoint
+from .universal_clearance import UniversalClearance
 
 __all__ = [
     "CylindricalClearance",
@@ -35,5 +36,6 @@ __all__ = [
     "RevoluteJoint",
     "SphericalClearance",
     "SphericalJoint",
+    "UniversalClearance",
     "UniversalJoint",
 ]
