@@ -113,6 +113,9 @@ class CylindricalClearance(ContactJoint):
         offset = float(np.hypot(self.clearance, self.eps))
         return [norm - offset for _, _, norm in self._radial(poses)]
 
+    def gap_offsets(self, poses):
+        return [(d, self.clearance) for _, d, _ in self._radial(poses)]
+
     def contact_frames(self, poses):
         out = []
         for P, d, norm in self._radial(poses):

@@ -79,6 +79,9 @@ class RevoluteClearance(CylindricalClearance):
         radial = super().gaps(poses)
         return radial + list(self._stops(poses)[0]) if self.axial_play > 0 else radial
 
+    def gap_offsets(self, poses):
+        return [*super().gap_offsets(poses), *[None] * (self.n_gap - len(self.s_ends))]
+
     def contact_frames(self, poses):
         radial = super().contact_frames(poses)
         if self.axial_play == 0:

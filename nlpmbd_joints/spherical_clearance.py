@@ -74,6 +74,9 @@ class SphericalClearance(ContactJoint):
         _, _, norm = self._offset(poses)
         return [norm - float(np.hypot(self.clearance, self.eps))]
 
+    def gap_offsets(self, poses):
+        return [(self._offset(poses)[1], self.clearance)]
+
     def contact_frames(self, poses):
         B, d, norm = self._offset(poses)
         n = d / norm

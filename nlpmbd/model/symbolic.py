@@ -49,6 +49,10 @@ class SymbolicModel:
     Phi: ca.Function  # (q) -> gaps (M)
     Phi_v: ca.Function  # (q) -> (M, 6N)
     Phi_curv: ca.Function  # (q, v) -> d^2/ds^2 Phi(U(q, s v)) at s = 0 (M)
+    cone: np.ndarray  # (M,) radius c of each gap that is |d| - c (Joint.gap_offsets), else 0
+    offset: ca.Function  # (q) -> (3M) the offsets d of those gaps (0 for the others)
+    offset_v: ca.Function  # (q) -> (3M, 6N)
+    offset_curv: ca.Function  # (q, v) -> (3M) d^2/ds^2 offset(U(q, s v)) at s = 0
     Phi_eq: ca.Function  # (q, t) -> equalities (E)
     Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
     Phi_eq_t: ca.Function  # (q, t) -> (E)
@@ -99,7 +103,8 @@ class SymbolicModel:
         b.add_loads(system, t)
         T = ca.diagcat(*b.T_blocks)
         pose_map = Poses(b.poses)
-        Phi, Phi_eq, frames = _constraints(system, pose_map, b.states, t)
+        Phi, Phi_eq, frames, offsets = _constraints(system, pose_map, b.states, t)
+        d = ca.vertcat(ca.SX(0, 1), *[o[0] if o else ca.SX.zeros(3) for o in offsets])
         mu, mu_static, restitution = hard_coefficients(system)
         planes, planar = slip_planes(system, pose_map)
         compliant, n_compliant = compliant_function(system, q, v, t, pose_map, b.states)
@@ -122,6 +127,10 @@ class SymbolicModel:
             Phi=ca.Function("Phi", [q], [Phi]),
             Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
             Phi_curv=_curvature_function(ca.Function("Phi", [q], [Phi]), q, v),
+            cone=np.array([o[1] if o else 0.0 for o in offsets]),
+            offset=ca.Function("offset", [q], [d]),
+            offset_v=ca.Function("offset_v", [q], [ca.jacobian(d, q) @ T]),
+            offset_curv=_curvature_function(ca.Function("offset", [q], [d]), q, v),
             Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
             Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
@@ -187,8 +196,9 @@ class _BodyTerms:
 
 
 def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
-    """(gaps of the hard contacts, equalities, contact frames) of every joint, in joint order."""
-    gap_list, eq_list, frames = [], [], []
+    """(gaps of the hard contacts, equalities, contact frames, gap offsets) of every joint, in
+    joint order."""
+    gap_list, eq_list, frames, offsets = [], [], [], []
     for joint in system.joints:
         gj = joint.gaps(poses)
         ej = joint.equalities(poses, t)
@@ -197,13 +207,14 @@ def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
         eq_list += ej
         if joint.n_gap and not joint.uses_force_law:
             gap_list += gj
+            offsets += joint.gap_offsets(poses)
             # reports give the force on the joint's moving body: the child, or the parent
             # when the child is GROUND (then the force on it is opposite)
             sign = -1.0 if joint.child is GROUND else 1.0
             frames += contact_kinematics(joint, poses, states, sign)
     Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)
     Phi_eq = ca.vertcat(*eq_list) if eq_list else ca.SX(0, 1)
-    return Phi, Phi_eq, frames
+    return Phi, Phi_eq, frames, offsets
 
 
 def _gap_owner(system: System, force_law: bool) -> np.ndarray:
@@ -275,4 +286,4 @@ def _curvature_function(Phi: ca.Function, q: Any, v: Any) -> ca.Function:
     s = ca.SX.sym("s")
     phi_s = Phi(advance(q, s * v)[0])
     d2 = ca.jacobian(ca.jacobian(phi_s, s), s)
-    return ca.Function("Phi_curv", [q, v], [ca.substitute(d2, s, 0)])
+    return ca.Function(Phi.name() + "_curv", [q, v], [ca.substitute(d2, s, 0)])

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..errors import InputError
-from ..step.config import Formulation, GapCorrection, QPPlugin, SolverPath
+from ..step.config import Formulation, GapCorrection, GapLinearization, QPPlugin, SolverPath
 from ..step.ipopt_options import check_ipopt_options
 from ..validation import finite_scalar, short_repr
 
@@ -96,6 +96,7 @@ _TYPES: dict[str, type] = {
     "Codegen": Codegen,
     "Formulation": Formulation,
     "GapCorrection": GapCorrection,
+    "GapLinearization": GapLinearization,
     "SolverPath": SolverPath,
     "QPPlugin": QPPlugin,
 }
@@ -158,6 +159,10 @@ class Scheme(_Group):
     gap_correction: GapCorrection = option(
         "removal of the O(h^2) penetration: curvature+projection, projection, curvature, none",
         GapCorrection.CURVATURE_PROJECTION,
+    )
+    gap_linearization: GapLinearization = option(
+        "radial gaps linearised as scalar (default) or vector (|d + h D v| <= c; solver=qp)",
+        GapLinearization.SCALAR,
     )
     renormalize: bool = option("scale Euler parameters to unit length after each update", True)
     h_preference: float = option(

@@ -31,6 +31,7 @@ def build_kernel(
         renormalize=options.scheme.renormalize,
         verification=options.verification,
         curvature_guard=options.tolerances.curvature_guard,
+        linearization=options.scheme.gap_linearization,
     )
 
 
@@ -68,5 +69,8 @@ def build_solver(
     if options.path.solver is SolverPath.NLP:
         return nlp_solver(kernel, options), None
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
-    fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
+    # the NLP path's gap rows are scalar: a step the QP fails is retried with them
+    fallback_options = options.replace(
+        solver="nlp", predictor=False, codegen="auto", gap_linearization="scalar"
+    )
     return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp

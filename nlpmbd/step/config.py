@@ -40,6 +40,16 @@ class GapCorrection(enum.StrEnum):
         return "projection" in self.value
 
 
+class GapLinearization(enum.StrEnum):
+    """How a pin's or ball's radial gap |d| - c enters the step (step/cuts.py). SCALAR: its
+    value and gradient, Phi + h Phi_v v <= 0, which bounds only the offset's component along
+    its current direction (the paper's [eq. 24]; default). VECTOR: the whole linearised offset,
+    |d + h D v| <= c, by cutting planes (QP path): at c -> 0 the ideal joint's equality."""
+
+    SCALAR = "scalar"
+    VECTOR = "vector"
+
+
 class SolverPath(enum.StrEnum):
     """NLP: IPOPT per step, h a variable of the NLP when h_min < h_max (the paper). QP: the
     convex QP of the step at a fixed h; chunks of steps in one CasADi Function."""

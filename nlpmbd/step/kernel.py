@@ -30,7 +30,7 @@ import numpy as np
 from ..model.clearance import gap_fractions, smallest_clearance
 from ..model.kinematics import advance, normalized
 from ..model.symbolic import SymbolicModel
-from .config import DEFAULT_VERIFICATION, GapCorrection, Verification
+from .config import DEFAULT_VERIFICATION, GapCorrection, GapLinearization, Verification
 from .numeric import Numeric
 from .projection import GapProjection
 
@@ -47,6 +47,7 @@ class StepKernel:
         renormalize: bool = True,
         verification: Verification = DEFAULT_VERIFICATION,
         curvature_guard: float = 0.1,
+        linearization: GapLinearization = GapLinearization.SCALAR,
     ) -> None:
         self.model = model
         nc = model.n_gap
@@ -56,6 +57,8 @@ class StepKernel:
         self.verification = verification
         self.curvature_guard = curvature_guard
         self.uses_curvature = correction.curvature and nc > 0
+        #: radial gaps bounded as vectors by cutting planes (step/cuts.py), QP path only
+        self.vector = linearization is GapLinearization.VECTOR and bool(np.any(model.cone > 0))
         self.clearance = smallest_clearance(self.scales.tolist())
         q = ca.SX.sym("q", 7 * model.n_bodies)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
@@ -71,7 +74,24 @@ class StepKernel:
         scale = ca.DM(self.scales)
         near = ca.if_else(m.Phi(q) >= -0.5 * scale, use, 0.0)
         cap = ca.if_else(scale > 0, 0.5 * scale, ca.inf)
-        return near * ca.fmin(0.5 * h**2 * m.Phi_curv(q, v), cap)
+        T2 = near * ca.fmin(0.5 * h**2 * m.Phi_curv(q, v), cap)
+        if not self.vector:
+            return T2
+        # radial gaps: the offset's own drift along their direction, not the norm's
+        # curvature (the cuts bound the slide round the seat, step/cuts.py)
+        d, drift, rows = m.offset(q), self.offset_drift(q, v, h, use), []
+        for j, c in enumerate(m.cone):
+            dj, sj = d[3 * j : 3 * j + 3], drift[3 * j : 3 * j + 3]
+            norm = ca.sqrt(ca.dot(dj, dj) + (1e-3 * c) ** 2)
+            rows.append(T2[j] if c == 0 else ca.dot(dj, sj) / norm)
+        return ca.vertcat(*rows)
+
+    def offset_drift(self, q: Any, v: Any, h: Any, use: Any) -> Any:
+        """h^2/2 d^2 offset/ds^2 along v (3M): the second-order part of the radial gaps'
+        offset vectors over a step (vector linearisation), 0 without the curvature term."""
+        if not self.uses_curvature:
+            return ca.DM.zeros(3 * self.model.n_gap)
+        return use * 0.5 * h**2 * self.model.offset_curv(q, v)
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
         """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2)."""

@@ -38,8 +38,10 @@ import numpy as np
 
 from ..model.mass import mass_factor
 from .config import Friction
+from .cuts import N_CUTS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .quiet import silent_stdout
 
@@ -84,7 +86,7 @@ def attempt_function(
     start the friction fixed point (ignored without friction)."""
     m = kernel.model
     args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
-    at = _with_release(kernel, _one_qp(kernel, plugin, friction))
+    at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
     if m.has_friction:
         out = _fixed_point(at, args, normal, rounds)
     else:
@@ -119,6 +121,26 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT)])
 
 
+def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
+    """(t, q, v, h, use, applied, normal, released) -> the outputs of `one`: with the vector
+    linearisation, the QP again with a cut wherever its solution leaves a radial gap's disc,
+    at most N_CUTS times (step/cuts.py)."""
+    if not kernel.vector:
+        return one
+    m = kernel.model
+    args = _step_symbols(m.n_bodies) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
+    dirs = ca.DM.zeros(3 * n_cone(m), N_CUTS)
+    out = one.call([*args, dirs])
+    q, v, h, use = args[1:5]
+    cuts = Cuts(m, q, h, args[-1], kernel.offset_drift(q, v, h, use))
+    for k in range(N_CUTS):
+        dirs, need = cuts.next(out[1], dirs, k)
+        syms, d = _symbols(out), ca.MX.sym("d", dirs.shape)
+        again = _switch(f"cut_{k}", [*args, d, *syms], one.call([*args, d]), syms)
+        out = again.call([need, *args, dirs, *out])
+    return ca.Function("qp_cut", args, out)
+
+
 def _step_symbols(N: int) -> list:
     """t, q, v, h, use_curvature, applied."""
     return [
@@ -148,7 +170,9 @@ class _Rows:
     the gap rows (off for `released` contacts), with restitution Newton's rows on the impact
     set (off elsewhere), with friction the facet rows a_k . (T_j D_j v) - z_j <= 0."""
 
-    def __init__(self, k: StepKernel, args: list, phi: Any, released: Any) -> None:
+    def __init__(
+        self, k: StepKernel, args: list, phi: Any, released: Any, dirs: Any = None
+    ) -> None:
         t, q, v, h = args[:4]
         m = k.model
         nc = m.n_gap
@@ -165,6 +189,14 @@ class _Rows:
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
+        self.cut_start = sum(a.shape[0] for a in A)
+        drift = k.offset_drift(q, v, h, args[4]) if k.vector else None
+        self.cuts = Cuts(m, q, h, released, drift) if k.vector else None
+        if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
+            self.cut = self.cuts.rows(dirs)
+            A.append(self.cut[0])
+            lba.append(-ca.inf * ca.DM.ones(self.cut[0].shape[0]))
+            uba.append(self.cut[1])
         self.A, self.lba, self.uba = ca.vertcat(*A), ca.vertcat(*lba), ca.vertcat(*uba)
         self.n_contact = self.A.shape[0]  # rows before the friction rows
 
@@ -197,7 +229,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     M, R_inv = ca.sparsify(ca.DM(m.M)), mass_factor(m.M)[1]
     v_free = v + h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
-    rows = _Rows(k, args, phi, released)
+    dirs = ca.MX.sym("cuts", 3 * n_cone(m), N_CUTS) if k.vector else None
+    rows = _Rows(k, args, phi, released, dirs)
     fr = Tangential(m, q, v, v_free) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
     H, g, A = _in_unit_mass(m, rows.A, v_free, nw)
@@ -218,9 +251,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     v_new, y = R_inv @ sol["x"][:nv, 0], sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
-    lam_eq, lam_gap = mult[:ne, 0], mult[ne : ne + nc, 0]  # 2-D: 1x1 would slice as a row
-    lam_rest = mult[ne + nc :, 0] if rows.restitution else ca.MX.zeros(nc)
-    lam = lam_gap + lam_rest
+    f = Forces(rows, mult, ne, nc, v_new)
+    lam, lam_eq = f.lam, f.lam_eq
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
@@ -228,34 +260,36 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         fric, generalised, within = fr.forces(y_f, bound, bias)
         miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)
     K = M @ (v_new - v_free) / h
-    eom, comp, ok, eom_scale = _checks(
-        k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised
-    )
+    eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
     # an infinite residual passes the tolerance tests (inf <= tol * inf); NaN and inf both
     # fail x < inf
     ok = ok * finite * (comp < ca.inf) * (drift < ca.inf) * within
-    caught = induced(lam_gap, rows.hit, released, m.restitution) if nc else released
+    caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= k.verification.eom * eom_scale
     outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled]
     outputs += [released, released + caught]
-    return ca.Function("qp_one", [*args, normal, released], outputs)
+    inputs = [*args, normal, released] + ([dirs] if dirs is not None else [])
+    return ca.Function("qp_one", inputs, outputs)
 
 
-def _checks(k, args, rows, phi, released, v_new, K, lam, lam_gap, lam_rest, lam_eq, generalised):
+def _checks(k, args, rows, phi, released, v_new, K, f, generalised):
     """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point, the
     forces at play (N)): the NLP path's units, constraints in m."""
     t, q, v, h = args[:4]
     m = k.model
-    eom = ca.norm_2(K + rows.Phi_v.T @ lam + m.Phi_eq_v(q, t).T @ lam_eq - generalised)
+    lam_gap, lam_rest, lam_eq = f.lam_gap, f.lam_rest, f.lam_eq
+    eom = K + rows.Phi_v.T @ f.lam_rows + m.Phi_eq_v(q, t).T @ lam_eq - generalised
+    eom = ca.norm_2(eom + f.generalised)  # the cut rows' reaction (0 without)
     eom_scale = k.eom_scale(ca.DM(m.M) @ (v_new - v) / h, K)
     phi_lin = phi + h * rows.Phi_v @ v_new
     gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
     eq_lin = h * (m.Phi_eq_v(q, t) @ v_new - rows.eq_rhs)
     newton = rows.newton(v_new)
-    viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton))
-    comp = ca.mmax(ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton)))
-    return eom, comp, k.accepts(viol, eom, eom_scale, comp, lam), eom_scale
+    viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton, f.viol))
+    comp = ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton), f.comp)
+    comp = ca.mmax(comp)
+    return eom, comp, k.accepts(viol, eom, eom_scale, comp, f.lam), eom_scale
