@@ -14,8 +14,8 @@ approximation). The first QP has the scalar row, i.e. the half-space that suppor
 n0. Where its solution's d1 lies outside the disc by more than CUT_TOL c, the half-space that
 supports the disc at n1 = d1/|d1|, n1 . (d(qm) + h D v) <= c, is added and the QP solved again,
 at most N_CUTS times (each round a Function.if_else branch: it runs only when needed). What the
-last QP leaves outside the disc (measured: below CUT_TOL c after one cut in sustained contact)
-is penetration that the projection removes like any other.
+last QP leaves outside the disc is penetration like any other: the projection removes it, or
+without one the next step's rows pull the offset back in through the velocity.
 """
 
 from __future__ import annotations
