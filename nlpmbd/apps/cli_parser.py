@@ -62,7 +62,7 @@ def add_option_flags(
         if group not in groups or not f.metadata.get("flag", True):
             continue
         kind = field_type(f)
-        flag = flag_name(name)
+        flag = flag_name(f.metadata.get("cli", name))
         if kind is bool:
             parser.add_argument(
                 flag, action=argparse.BooleanOptionalAction, default=None, help=_help(f)
@@ -70,7 +70,7 @@ def add_option_flags(
         elif kind in (int, float):
             parser.add_argument(flag, type=_number(kind, flag), default=None, help=_help(f))
         else:
-            parser.add_argument(flag, default=None, metavar="VALUE", help=_help(f))
+            parser.add_argument(flag, dest=name, default=None, metavar="VALUE", help=_help(f))
 
 
 def given_options(args: argparse.Namespace, groups: Sequence[str] = tuple(GROUPS)) -> dict:

@@ -56,6 +56,7 @@ class SymbolicModel:
     Phi_eq: ca.Function  # (q, t) -> equalities (E)
     Phi_eq_v: ca.Function  # (q, t) -> (E, 6N)
     Phi_eq_t: ca.Function  # (q, t) -> (E)
+    Phi_eq_curv: ca.Function  # (q, t, v) -> d^2/ds^2 Phi_eq(U(q, s v), t + s) at s = 0 (E)
     contact: ca.Function  # (q) -> directions (3, M), points (3, M) of the hard contacts
     energy: ca.Function  # (q, v) -> [kinetic, potential]
     joint_force: ca.Function  # (q, t, lam, lam_eq) -> (3, J) constraint force on each child
@@ -134,6 +135,7 @@ class SymbolicModel:
             Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
             Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
+            Phi_eq_curv=_curvature_function(ca.Function("Phi_eq", [q, t], [Phi_eq]), q, v, t),
             contact=ca.Function("contact", [q], [normals, points]),
             energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
             joint_force=joint_force,
@@ -278,12 +280,15 @@ def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any)
     return ca.Function("joint_force", [q, t, lam, lam_eq], [out])
 
 
-def _curvature_function(Phi: ca.Function, q: Any, v: Any) -> ca.Function:
+def _curvature_function(Phi: ca.Function, q: Any, v: Any, t: Any = None) -> ca.Function:
     """Second derivative of the gaps along the position update with velocity v:
     d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
     renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order
-    term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap."""
+    term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap.
+    With `t`, Phi is Phi(q, t) and time moves with s too: (q, t, v) -> d^2/ds^2 Phi(U, t + s)."""
     s = ca.SX.sym("s")
-    phi_s = Phi(advance(q, s * v)[0])
-    d2 = ca.jacobian(ca.jacobian(phi_s, s), s)
-    return ca.Function(Phi.name() + "_curv", [q, v], [ca.substitute(d2, s, 0)])
+    moved = advance(q, s * v)[0]
+    phi_s = Phi(moved) if t is None else Phi(moved, t + s)
+    d2 = ca.substitute(ca.jacobian(ca.jacobian(phi_s, s), s), s, 0)
+    inputs = [q, v] if t is None else [q, t, v]
+    return ca.Function(Phi.name() + "_curv", inputs, [d2])

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..errors import InputError
-from ..step.config import Formulation, GapCorrection, GapLinearization, QPPlugin, SolverPath
+from ..step.config import (
+    Formulation,
+    GapCorrection,
+    GapLinearization,
+    Integrator,
+    QPPlugin,
+    SolverPath,
+)
 from ..step.ipopt_options import check_ipopt_options
 from ..validation import finite_scalar, short_repr
 
@@ -48,10 +55,14 @@ def option(
     high: float | None = None,
     low_open: bool = False,
     flag: bool = True,
+    cli: str | None = None,
 ) -> Any:
     """A dataclass field with its documentation, unit and range; `flag` False keeps it off the
-    command line."""
+    command line, `cli` names its flag when that is not the field's name (`--scheme` sets
+    `integrator`: the group is called scheme already)."""
     meta = {"doc": doc, "unit": unit, "low": low, "high": high, "low_open": low_open, "flag": flag}
+    if cli is not None:
+        meta["cli"] = cli
     if isinstance(default, dict):
         return field(default_factory=lambda: dict(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -59,7 +70,8 @@ def option(
 
 def _check_field(f: dataclasses.Field, value: Any) -> Any:
     """`value` converted to the field's type and checked against its range (InputError)."""
-    kind, name, m = field_type(f), f.name, f.metadata
+    kind, m = field_type(f), f.metadata
+    name = m.get("cli", f.name)
     if issubclass(kind, enum.Enum):
         try:
             return kind(value)
@@ -98,6 +110,7 @@ _TYPES: dict[str, type] = {
     "GapCorrection": GapCorrection,
     "GapLinearization": GapLinearization,
     "SolverPath": SolverPath,
+    "Integrator": Integrator,
     "QPPlugin": QPPlugin,
 }
 
@@ -163,6 +176,12 @@ class Scheme(_Group):
     gap_linearization: GapLinearization = option(
         "radial gaps linearised as scalar (default) or vector (|d + h D v| <= c; solver=qp)",
         GapLinearization.SCALAR,
+    )
+    integrator: Integrator = option(
+        "time-stepping scheme: euler (first order, default) or verlet (second order, two "
+        "solves per step)",
+        Integrator.EULER,
+        cli="scheme",
     )
     renormalize: bool = option("scale Euler parameters to unit length after each update", True)
     h_preference: float = option(

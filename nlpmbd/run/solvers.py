@@ -14,7 +14,9 @@ from ..step.kernel import StepKernel
 from ..step.nlp import NLPStep
 from ..step.predictor import Predictor
 from ..step.qp import QPStep
+from ..step.qp_graph import attempt_function
 from ..step.solver import StepSolver
+from ..step.verlet import VerletStep
 from .options import SimulationOptions
 
 #: Builds a run's step solver from its kernel and options (the `solver` of simulate).
@@ -32,6 +34,7 @@ def build_kernel(
         verification=options.verification,
         curvature_guard=options.tolerances.curvature_guard,
         linearization=options.scheme.gap_linearization,
+        integrator=options.scheme.integrator,
     )
 
 
@@ -53,13 +56,16 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
         sigma=s.sigma,
         friction=options.friction,
     )
-    m = kernel.model
-    if m.has_friction:
-        return FrictionFixedPoint(nlp, options.friction)
+    m, plugin = kernel.model, qp_plugin(kernel, options)
+    first: StepSolver = nlp
     plain = not (m.has_restitution or m.n_compliant)
-    if options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:
-        return Predictor(QPStep(kernel, qp_plugin(kernel, options), backup=None), nlp)
-    return nlp
+    if m.has_friction:
+        first = FrictionFixedPoint(nlp, options.friction)
+    elif options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:
+        first = Predictor(QPStep(kernel, plugin, backup=None, whole=False), nlp)
+    if not kernel.second_order:
+        return first
+    return VerletStep(first, attempt_function(kernel, plugin, options.friction, 8, whole=False))
 
 
 def build_solver(

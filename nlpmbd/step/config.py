@@ -50,6 +50,23 @@ class GapLinearization(enum.StrEnum):
     VECTOR = "vector"
 
 
+class Integrator(enum.StrEnum):
+    """The time-stepping scheme (`--scheme`; step/verlet.py).
+
+    EULER: one velocity step per step, the forces at the step's start and the constraints
+      linearised at its end (symplectic Euler with position-level contact, the paper's
+      [eqs. 22-26]); first order. Default.
+    VERLET: kick h/2 - drift h - kick h/2 (a RATTLE-type Stoermer-Verlet split): the first QP
+      (or NLP) gives the mid-step velocity whose drift closes the gaps and equalities at the
+      step's end, now to second order; the second QP the end velocity, tangent to the closed
+      contacts and joints. Second order in smooth phases; impacts, friction and compliant
+      forces as in EULER; two solves per step.
+    """
+
+    EULER = "euler"
+    VERLET = "verlet"
+
+
 class SolverPath(enum.StrEnum):
     """NLP: IPOPT per step, h a variable of the NLP when h_min < h_max (the paper). QP: the
     convex QP of the step at a fixed h; chunks of steps in one CasADi Function."""

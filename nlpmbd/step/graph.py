@@ -137,12 +137,12 @@ class _Terms:
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
         self.M = ca.DM(m.M)
         t, qm, vm, v = self.t, self.qm, self.vm, self.v
-        self.K = self.M @ (v - vm) / h + m.S(qm, vm) - m.Q(t, qm, vm)  # [eq. 26]
-        if m.n_compliant:
-            self.K = self.K - self.applied
+        F = m.Q(t, qm, vm) - m.S(qm, vm) + (self.applied if m.n_compliant else 0)
+        self.K = self.M @ (v - vm) / h - kernel.kick * F  # [eq. 26]; kick: step/verlet.py
         self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
         self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]
-        self.eq_lin = m.Phi_eq(qm, t) + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
+        eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
+        self.eq_lin = eq_bound + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
         self.rate_m = self.Phi_v @ vm
         self.rest = self.Phi_v @ v + ca.DM(m.restitution) * self.rate_m
         # Gauss objective [eqs. 17-19], scaled by c so that its size does not depend on units

@@ -15,6 +15,10 @@ clearance, where Taylor does not hold; the projection does the rest). A step tha
 penetrates by more than `curvature_guard` of a clearance is solved again without it (the guard,
 step/retry.py and the QP's whole step).
 
+Under the second-order scheme (Integrator.VERLET, step/verlet.py) the equalities get their own
+second-order term, h^2/2 d^2Phi_eq/ds^2 along the previous velocity, the smooth forces kick by
+h/2 (`kick`), and `use` -1 marks the scheme's velocity stage: gaps min(Phi, 0), no T2.
+
 The kernel also owns the acceptance test of a solver's point (one set of tolerances,
 Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projection.
 """
@@ -30,7 +34,13 @@ import numpy as np
 from ..model.clearance import gap_fractions, smallest_clearance
 from ..model.kinematics import advance, normalized
 from ..model.symbolic import SymbolicModel
-from .config import DEFAULT_VERIFICATION, GapCorrection, GapLinearization, Verification
+from .config import (
+    DEFAULT_VERIFICATION,
+    GapCorrection,
+    GapLinearization,
+    Integrator,
+    Verification,
+)
 from .numeric import Numeric
 from .projection import GapProjection
 
@@ -48,6 +58,7 @@ class StepKernel:
         verification: Verification = DEFAULT_VERIFICATION,
         curvature_guard: float = 0.1,
         linearization: GapLinearization = GapLinearization.SCALAR,
+        integrator: Integrator = Integrator.EULER,
     ) -> None:
         self.model = model
         nc = model.n_gap
@@ -60,6 +71,11 @@ class StepKernel:
         #: radial gaps bounded as vectors by cutting planes (step/cuts.py), QP path only
         self.vector = linearization is GapLinearization.VECTOR and bool(np.any(model.cone > 0))
         self.clearance = smallest_clearance(self.scales.tolist())
+        self.second_order = integrator is Integrator.VERLET
+        #: the share of a step's smooth-force impulse in its first solve (step/verlet.py)
+        self.kick = 0.5 if self.second_order else 1.0
+        #: `use` of a first attempt: 1 where any second-order term exists (gaps or equalities)
+        self.use = 1.0 if (self.uses_curvature or self.second_order) else 0.0
         q = ca.SX.sym("q", 7 * model.n_bodies)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
         self._penetration_numeric = Numeric(self.penetration)
@@ -71,6 +87,7 @@ class StepKernel:
     def second_order_term(self, q: Any, v: Any, h: Any, use: Any) -> Any:
         """T2 of the module docstring, with `use` (1 or 0) switching it off."""
         m = self.model
+        use = ca.fmax(use, 0)  # -1: the velocity stage (module docstring)
         scale = ca.DM(self.scales)
         near = ca.if_else(m.Phi(q) >= -0.5 * scale, use, 0.0)
         cap = ca.if_else(scale > 0, 0.5 * scale, ca.inf)
@@ -91,22 +108,30 @@ class StepKernel:
         offset vectors over a step (vector linearisation), 0 without the curvature term."""
         if not self.uses_curvature:
             return ca.DM.zeros(3 * self.model.n_gap)
-        return use * 0.5 * h**2 * self.model.offset_curv(q, v)
+        return ca.fmax(use, 0) * 0.5 * h**2 * self.model.offset_curv(q, v)
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
         """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2)."""
-        m = self.model
-        rows = m.Phi(q) + h * m.Phi_v(q) @ v
-        if self.uses_curvature:
-            rows = rows + self.second_order_term(q, vm, h, use)
-        return rows
+        return self.gap_bound(q, vm, h, use) + h * self.model.Phi_v(q) @ v
 
     def gap_bound(self, q: Any, v: Any, h: Any, use: Any) -> Any:
-        """Phi(qm) (+ T2): the velocity-free part of the linearised gaps."""
+        """Phi(qm) (+ T2): the velocity-free part of the linearised gaps; in the velocity
+        stage (use -1) min(Phi, 0): a closed contact may not close further, and a penetration
+        is not pushed out through the velocity (that is the projection's job)."""
         phi = self.model.Phi(q)
+        if self.second_order:
+            phi = ca.if_else(use < 0, ca.fmin(phi, 0), phi)
         if self.uses_curvature:
             phi = phi + self.second_order_term(q, v, h, use)
         return phi
+
+    def equality_bound(self, q: Any, t: Any, v: Any, h: Any, use: Any) -> Any:
+        """Phi_eq(qm, t), plus under the second-order scheme its h^2/2 second derivative along
+        (v, 1) (use 1): the equalities' linearisation error over a step is then O(h^3)."""
+        phi = self.model.Phi_eq(q, t)
+        if not self.second_order or self.model.n_eq == 0:
+            return phi
+        return phi + ca.fmax(use, 0) * 0.5 * h**2 * self.model.Phi_eq_curv(q, t, v)
 
     # ---- update --------------------------------------------------------------------------
     def update(self, q: Any, v: Any, h: Any) -> tuple[Any, Any]:

@@ -56,12 +56,14 @@ class QPStep(StepSolver):
         backup: QPPlugin | None = QPPlugin.QPOASES,
         friction: Friction = DEFAULT_FRICTION,
         rounds: int = 8,
+        whole: bool = True,
     ) -> None:
-        """`rounds`: solves of the friction fixed point within one step (step/qp_graph.py)."""
+        """`rounds`: solves of the friction fixed point within one step (step/qp_graph.py);
+        `whole` False: only the first stage of a two-stage scheme (step/verlet.py)."""
         super().__init__(kernel)
         self.plugin, self.backup = plugin, backup if backup != plugin else None
         self.backup_solves = 0
-        self._settings = (friction, rounds)
+        self._settings = (friction, rounds, whole)
         self.attempt = attempt_function(kernel, plugin, *self._settings)
 
     def counters(self) -> dict[str, int]:
@@ -85,7 +87,7 @@ class QPStep(StepSolver):
         N = m.n_bodies
         t, h, normal = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("normal", m.n_gap)
         q, v, applied = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N), ca.MX.sym("applied", 6 * N)
-        first = self.attempt.call([t, q, v, h, 1.0 if k.uses_curvature else 0.0, applied, normal])
+        first = self.attempt.call([t, q, v, h, k.use, applied, normal])
         out, n_qp = list(first), ca.MX(1)
         if k.uses_curvature:
             out, redo = self._guard([t, q, v, h], [applied, normal], first)
@@ -133,7 +135,7 @@ class QPStep(StepSolver):
         nc = self.kernel.model.n_gap
         history = normal_history(warm, nc)
         normal = np.maximum(extrapolate(*history), 0.0)
-        use = 1.0 if (inputs.curvature and self.kernel.uses_curvature) else 0.0
+        use = self.kernel.use if inputs.curvature else 0.0
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         args = (inputs.t, inputs.q, inputs.v, inputs.h_hi, use, applied, normal)
         with silent_stdout() if self.plugin is QPPlugin.QPOASES else contextlib.nullcontext():

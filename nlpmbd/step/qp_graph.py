@@ -44,6 +44,7 @@ from .kernel import StepKernel
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .quiet import silent_stdout
+from .verlet import two_stage
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
 QP_OPTIONS: dict[str, dict[str, Any]] = {
@@ -79,11 +80,12 @@ def qp_solver(
 
 
 def attempt_function(
-    kernel: StepKernel, plugin: str, friction: Friction, rounds: int
+    kernel: StepKernel, plugin: str, friction: Friction, rounds: int, whole: bool = True
 ) -> ca.Function:
     """(t, q, v, h, use_curvature, applied, normal) -> ATTEMPT_OUT; `applied`: a generalised
     force held over the step (6N; the compliant contacts'); `normal`: the normal forces that
-    start the friction fixed point (ignored without friction)."""
+    start the friction fixed point (ignored without friction). Under the second-order scheme
+    the whole step is its two stages (step/verlet.py), or with `whole` False its first."""
     m = kernel.model
     args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
@@ -92,7 +94,8 @@ def attempt_function(
     else:
         out = at.call([*args, ca.MX.zeros(m.n_gap)])
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
-    return ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
+    f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
+    return two_stage(kernel, f) if kernel.second_order and whole else f
 
 
 def _switch(name: str, inputs: list, taken: list, kept: list) -> ca.Function:
@@ -135,6 +138,7 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
     cuts = Cuts(m, q, h, args[-1], kernel.offset_drift(q, v, h, use))
     for k in range(N_CUTS):
         dirs, need = cuts.next(out[1], dirs, k)
+        need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
         syms, d = _symbols(out), ca.MX.sym("d", dirs.shape)
         again = _switch(f"cut_{k}", [*args, d, *syms], one.call([*args, d]), syms)
         out = again.call([need, *args, dirs, *out])
@@ -177,7 +181,7 @@ class _Rows:
         m = k.model
         nc = m.n_gap
         self.Phi_v = Phi_v = m.Phi_v(q)
-        self.eq_rhs = -(m.Phi_eq(q, t) / h + m.Phi_eq_t(q, t))
+        self.eq_rhs = -(k.equality_bound(q, t, v, h, args[4]) / h + m.Phi_eq_t(q, t))
         inf = ca.inf * ca.DM.ones(nc)
         self.restitution = m.has_restitution
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
@@ -227,7 +231,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     t, q, v, h, use, applied = args
     normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
     M, R_inv = ca.sparsify(ca.DM(m.M)), mass_factor(m.M)[1]
-    v_free = v + h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
+    v_free = v + k.kick * h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", 3 * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
