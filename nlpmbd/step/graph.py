@@ -137,8 +137,10 @@ class _Terms:
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
         self.M = ca.DM(m.M)
         t, qm, vm, v = self.t, self.qm, self.vm, self.v
-        F = m.Q(t, qm, vm) - m.S(qm, vm) + (self.applied if m.n_compliant else 0)
-        self.K = self.M @ (v - vm) / h - kernel.kick * F  # [eq. 26]; kick: step/verlet.py
+        a = kernel.kick  # 1, or 1/2 in the first stage of the second-order scheme (verlet.py)
+        self.K = self.M @ (v - vm) / h + a * m.S(qm, vm) - a * m.Q(t, qm, vm)  # [eq. 26]
+        if m.n_compliant:
+            self.K = self.K - a * self.applied
         self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
         self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]
         eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)

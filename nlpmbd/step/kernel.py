@@ -112,18 +112,24 @@ class StepKernel:
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
         """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2)."""
-        return self.gap_bound(q, vm, h, use) + h * self.model.Phi_v(q) @ v
+        m = self.model
+        rows = self._gaps(q, use) + h * m.Phi_v(q) @ v
+        if self.uses_curvature:
+            rows = rows + self.second_order_term(q, vm, h, use)
+        return rows
 
     def gap_bound(self, q: Any, v: Any, h: Any, use: Any) -> Any:
         """Phi(qm) (+ T2): the velocity-free part of the linearised gaps; in the velocity
         stage (use -1) min(Phi, 0): a closed contact may not close further, and a penetration
         is not pushed out through the velocity (that is the projection's job)."""
-        phi = self.model.Phi(q)
-        if self.second_order:
-            phi = ca.if_else(use < 0, ca.fmin(phi, 0), phi)
+        phi = self._gaps(q, use)
         if self.uses_curvature:
             phi = phi + self.second_order_term(q, v, h, use)
         return phi
+
+    def _gaps(self, q: Any, use: Any) -> Any:
+        phi = self.model.Phi(q)
+        return ca.if_else(use < 0, ca.fmin(phi, 0), phi) if self.second_order else phi
 
     def equality_bound(self, q: Any, t: Any, v: Any, h: Any, use: Any) -> Any:
         """Phi_eq(qm, t), plus under the second-order scheme its h^2/2 second derivative along
