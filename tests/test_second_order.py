@@ -92,3 +92,20 @@ def test_clearance_pendulum_gains_no_energy_and_keeps_its_clearance():
 def test_scheme_flag_names_its_choices():
     with pytest.raises(InputError, match="scheme must be one of euler, verlet"):
         SimulationOptions(integrator="rk4")
+
+
+def test_controller_error_tracks_error_tol_over_three_decades():
+    """SecondOrderController: the global position error of the run is error_tol within a
+    factor 3 (the pendulum's centre of mass, 2 s, scipy reference; calibrated on it)."""
+    reference = pendulum_theta_reference(2.0)
+    ratio = {}
+    for tol in (1e-4, 1e-5, 1e-6):
+        system, _ = get_case("pendulum").build({})
+        options = SimulationOptions(
+            t_end=2.0, h_min=1e-5, h_max=1e-2, solver="qp", step_control="controller",
+            error_tol=tol, integrator="verlet", codegen="off",
+        )  # fmt: skip
+        res = simulate(system, options)
+        ratio[tol] = 0.5 * pendulum_theta_error(res, reference) / tol  # L = 0.5 m
+    print(f"\ncontroller global error / error_tol: {ratio}")
+    assert all(1 / 3 <= r <= 3 for r in ratio.values())

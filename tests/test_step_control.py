@@ -135,7 +135,8 @@ def test_step_controller_formulas():
     v0 = np.zeros(6)
     # dv^T M dv = 2 * 3^2 + 0.5 * 4^2 = 26 -> err = h/2 sqrt(26 / 2)
     dv = np.array([3.0, 0, 0, 0, 4.0, 0])
-    assert ctl.error(1e-3, v0, dv) == pytest.approx(0.5e-3 * math.sqrt(13.0), rel=1e-12)
+    q = np.array([0, 0, 0, 1.0, 0, 0, 0])
+    assert ctl.error(1e-3, q, v0, q, dv) == pytest.approx(0.5e-3 * math.sqrt(13.0), rel=1e-12)
     assert ctl.next(1e-3, 1e-6 * 0.81) == pytest.approx(1e-3, rel=1e-12)  # factor 0.9 * 1/0.9
     assert ctl.next(1e-3, 1e-6 * 0.81 / 2.25) == pytest.approx(1.5e-3, rel=1e-12)
     assert ctl.next(1e-3, 0.0) == pytest.approx(2e-3)  # growth capped at 2

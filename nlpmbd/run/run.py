@@ -15,7 +15,7 @@ from ..step.config import COMPILED_PLUGINS
 from .checkpoint import restore, resume_state
 from .chunks import ChunkRunner
 from .contact_memory import CompliantContacts
-from .controller import StepController
+from .controller import SecondOrderController, StepController
 from .grid import end_tolerance
 from .history import History
 from .limits import check_assembly, check_run_size
@@ -50,7 +50,8 @@ class Run:
             step_solver, self.qp = solver(self.kernel, options), None
         controller = None
         if options.time.step_control is StepControl.CONTROLLER:
-            controller = StepController(options, m.M, float(np.sum(m.masses)))
+            kind = SecondOrderController if self.kernel.second_order else StepController
+            controller = kind(options, m.M, float(np.sum(m.masses)))
         self.history = History(m)
         self.stepper = Stepper(
             m, options, step_solver, self.history, CompliantContacts(m), self.checks, controller

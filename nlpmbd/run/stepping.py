@@ -79,15 +79,19 @@ class Stepper:
             attempt = StepInputs(inputs.t, inputs.q, inputs.v, h, h, True, inputs.applied)
             solved = self._solve(state, attempt, smaller)
             iters, spent, h = iters + solved.iterations, spent + solved.solve_time, solved.h_hi
-            sol = solved.solution
+            sol, c = solved.solution, self.controller
+            assert c is not None
+            err = c.error(sol.h, state.q, state.v, sol.q, sol.v)
+            if not (landing or h <= h_min) and c.too_large(sol.h, err):
+                state.count("controller_rejections")
+                rejected, h = True, c.next(sol.h, err, True)
+                continue
             if landing or h <= h_min or self.solver.kernel.penetration_fraction(sol.q) <= limit:
                 break
             state.count("controller_rejections")
             rejected = True
             h = max(h_min, 0.5 * h)
-        assert self.controller is not None
-        err = self.controller.error(sol.h, state.v, sol.v)
-        state.h_next = self.controller.next(sol.h, err, rejected)
+        state.h_next = c.next(sol.h, err, rejected)
         return Solved(sol, solved.status, iters, spent, h, solved.curvature_fallback)
 
     def _record(self, state: RunState, solved: Solved) -> float:
