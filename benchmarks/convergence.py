@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.rotation import rotation_matrix
+from tests.fixtures import pendulum_theta_reference  # the scipy minimal-coordinate ODE
 
 SCHEMES = ("euler", "verlet")
 #: the peers' errors on the same pendulum at h = 1e-3, 10 s, as issue 16 reports them (not re-run)
@@ -40,24 +40,8 @@ def _run(case: str, h: float, scheme: str, t_end: float | None = None, **params)
     return res, time.perf_counter() - tic, system
 
 
-def pendulum_reference(t_end: float):
-    """theta(t) of I_O theta'' = -m g L cos(theta), I_O = J_zz + m L^2 (pendulum case: m = 1
-    kg, L = 0.5 m, J_zz = 0.085 kg m^2), released horizontal at rest."""
-    m, L, g, jzz = 1.0, 0.5, 9.81, 0.085
-    I_O = jzz + m * L**2
-    sol = solve_ivp(
-        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
-        (0.0, t_end),
-        [0.0, 0.0],
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    return lambda t: sol.sol(t)[0]
-
-
 def pendulum_errors(hs: list[float], t_end: float) -> dict:
-    ref = pendulum_reference(t_end)
+    ref = pendulum_theta_reference(t_end)
     out: dict = {s: [] for s in SCHEMES}
     for h in hs:
         for s in SCHEMES:
