@@ -102,7 +102,6 @@ def figure(pend: dict, free: dict, out: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     for s, mark, color in zip(SCHEMES, ("o-", "s-"), ("C0", "C1"), strict=True):
@@ -119,14 +118,21 @@ def figure(pend: dict, free: dict, out: Path) -> None:
         a.loglog([1e-3], [err], mark, mfc="none", label=name)
     a.set(xlabel="h (s)", ylabel="max angle error over 10 s (rad)", title="ideal pendulum")
     b.set(xlabel="h (s)", ylabel="max relative drift over 10 s", title="free body (flip)")
-    for ax in (a, b):
+    save_loglog(fig, (a, b), out)
+
+
+def save_loglog(fig, axes, path: Path) -> None:
+    """Grid, plain minor ticks and legends on log-log axes; the figure written to `path`."""
+    from matplotlib.ticker import NullFormatter
+
+    for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.legend(fontsize=8)
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    print(f"figure: {out}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    print(f"figure: {path}")
 
 
 def main(argv: list[str] | None = None) -> int:

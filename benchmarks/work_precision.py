@@ -28,6 +28,8 @@ import numpy as np
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 
+from .convergence import save_loglog
+
 T_END = 0.25
 
 
@@ -91,7 +93,6 @@ def figure(out: dict, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for (name, rows), mark in zip(out.items(), ("o-", "s-", "^-", "D-"), strict=False):
@@ -99,13 +100,7 @@ def figure(out: dict, path: Path) -> None:
         ax.loglog(w, e, mark, label=name)
     ax.set(xlabel="wall time (s)", ylabel="max position error (m)")
     ax.set_title(f"work-precision, revolute clearance pendulum, {T_END} s", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    print(f"figure: {path}")
+    save_loglog(fig, (ax,), path)
 
 
 def main(argv: list[str] | None = None) -> int:
