@@ -174,7 +174,7 @@ class Scheme(_Group):
         GapCorrection.CURVATURE_PROJECTION,
     )
     gap_linearization: GapLinearization = option(
-        "radial gaps linearised as scalar (default) or vector (|d + h D v| <= c; solver=qp)",
+        "radial gaps linearised as scalar (default) or vector (|d + h D v| <= c)",
         GapLinearization.SCALAR,
     )
     integrator: Integrator = option(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..step.config import Friction, GapLinearization, QPPlugin, SolverPath, Verification
+from ..step.config import Friction, QPPlugin, SolverPath, Verification
 from ..validation import short_repr
 from .option_groups import (
     GROUPS,
@@ -88,11 +88,6 @@ class SimulationOptions:
             raise InputError(
                 "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
                 f"got h in [{t.h_min}, {t.h_max}]"
-            )
-        vector = self.scheme.gap_linearization is GapLinearization.VECTOR
-        if vector and p.solver is SolverPath.NLP:
-            raise InputError(
-                "gap_linearization=vector needs solver=qp (the NLP path's gap rows are scalar)"
             )
         if p.codegen is Codegen.ON and p.solver is SolverPath.NLP:
             raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")

@@ -75,8 +75,6 @@ def build_solver(
     if options.path.solver is SolverPath.NLP:
         return nlp_solver(kernel, options), None
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
-    # the NLP path's gap rows are scalar: a step the QP fails is retried with them
-    fallback_options = options.replace(
-        solver="nlp", predictor=False, codegen="auto", gap_linearization="scalar"
-    )
+    # a step the QP fails is retried by the NLP on the same kernel (the same gap rows)
+    fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
     return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp

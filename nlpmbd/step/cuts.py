@@ -11,15 +11,20 @@ linearised equality d(qm) + h D v = 0, at any h.
 
 The disc is convex but not polyhedral; the QP keeps it by Kelley's cutting planes (an outer
 approximation). The first QP has the scalar row, i.e. the half-space that supports the disc at
-n0. Where its solution's d1 lies outside the disc by more than CUT_TOL c, the half-space that
-supports the disc at n1 = d1/|d1|, n1 . (d(qm) + h D v) <= c, is added and the QP solved again,
-at most N_CUTS times (each round a Function.if_else branch: it runs only when needed). What the
-last QP leaves outside the disc is penetration like any other: the projection removes it, or
-without one the next step's rows pull the offset back in through the velocity.
+n0. Where its solution v1 moves the offset outside the disc by more than CUT_TOL c, measured on
+the true offset d(q1) at the updated position q1 = q(v1), not on its linear prediction, the
+linearisation of n1 . d(q(v)) at v1 with n1 = d(q1)/|d(q1)| is added,
+n1 . (d(q1) + h D (v - v1)) <= c, and the QP solved again, at most N_CUTS times (each round a
+Function.if_else branch: it runs only when needed). A fixed point of the rounds thus meets
+the nonlinear gap itself, and the O(h^3) remainder of the predicted drift goes with the
+polygon's error. What the last QP leaves outside the disc is penetration like any other: the
+projection removes it, or without one the next step's rows pull the offset back in through
+the velocity.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import casadi as ca
@@ -30,55 +35,109 @@ from ..model.symbolic import SymbolicModel
 #: Fraction of c by which the predicted offset may leave its disc before a cut is added.
 CUT_TOL = 1e-3
 #: Cuts per step (QPs beyond the first).
-N_CUTS = 2
+N_CUTS = 4
+#: Angle (rad) of the fan's planes from the offset's current direction, and their number.
+FAN, N_FAN = 0.3, 4
 
 
 def n_cone(model: SymbolicModel) -> int:
     return int(np.count_nonzero(model.cone > 0))
 
 
-class Cuts:
-    """The cut rows of one step QP at (q, h): `dirs` (3n, N_CUTS), n the radial gaps, holds one
-    direction per gap and cut (a zero entry: no cut there)."""
+#: Entries per gap and cut in `dirs`: the direction n (3) and the cut's offset b (m, 1).
+ROWS = 4
 
-    def __init__(self, model: SymbolicModel, q: Any, h: Any, released: Any, drift: Any) -> None:
-        """`drift`: the offsets' second-order part over the step (StepKernel.offset_drift)."""
+
+class Cuts:
+    """The cut rows of one step QP at (q, h): `dirs` (ROWS n, N_CUTS), n the radial gaps, holds
+    per gap and cut the direction n and b = n . (d(q1) - h D v1), the row being
+    n . D v <= (c - b) / h (a zero n: no cut there)."""
+
+    def __init__(
+        self,
+        model: SymbolicModel,
+        q: Any,
+        h: Any,
+        released: Any,
+        drift: Any,
+        moved: Callable[[Any], Any] | None = None,
+        use: Any = 1.0,
+    ) -> None:
+        """`drift`: the offsets' second-order part over the step (StepKernel.offset_drift);
+        `moved(v)`: the positions after the step at velocity v (StepKernel.update), needed by
+        `next` only; `use` < 0 marks the second-order scheme's velocity stage, which keeps
+        closed contacts by their normal rows alone (no fan, no cuts)."""
         self.index = np.flatnonzero(model.cone > 0)
         self.c = model.cone[self.index]
-        off, Dv = model.offset(q) + drift, model.offset_v(q)
-        self.d0 = [off[3 * j : 3 * j + 3] for j in self.index]
-        self.D = [Dv[3 * j : 3 * j + 3, :] for j in self.index]
+        self.D = [model.offset_v(q)[3 * j : 3 * j + 3, :] for j in self.index]
         self.free = [released[j] == 0 for j in self.index]
-        self.h, self.nc = h, model.n_gap
+        self.h, self.nc, self.model, self.moved = h, model.n_gap, model, moved
+        self.fanned = [f * (use >= 0) for f in self.free]
+        d = model.offset(q) + drift
+        self.fan = ca.horzcat(*[self._fan(d[3 * j : 3 * j + 3], c) for j, c in self._cone()])
+
+    def _cone(self) -> list[tuple[int, float]]:
+        return list(zip(self.index.tolist(), self.c.tolist(), strict=True))
+
+    @staticmethod
+    def _fan(d: Any, c: float) -> Any:
+        """(ROWS, N_FAN) cuts set from the start: the disc's tangent planes at FAN rad from
+        n0 = d/|d| towards either side of two tangents t1, t2 (an orthonormal basis with n0,
+        Frisvad's construction as revised by Duff et al. 2017), so the first QP cannot slide
+        the offset far round the seat. Offsets in a plane (a pin) have one tangent there, in
+        the span of t1, t2; a plane then holds the slide to sqrt(2) c tan(FAN/2)."""
+        n = d / ca.sqrt(ca.dot(d, d) + (1e-3 * c) ** 2)
+        sign = ca.if_else(n[2] >= 0, 1.0, -1.0)
+        a = -1.0 / (sign + n[2])
+        b = n[0] * n[1] * a
+        t1 = ca.vertcat(1 + sign * n[0] ** 2 * a, sign * b, -sign * n[0])
+        t2 = ca.vertcat(b, sign + n[1] ** 2 * a, -n[1])
+        cols = []
+        for t in (t1, -t1, t2, -t2):
+            w = np.cos(FAN) * n + np.sin(FAN) * t
+            w = w / ca.fmax(ca.norm_2(w), 1.0)  # |w| <= 1: a half-space holding the disc
+            cols.append(ca.vertcat(w, ca.dot(w, d)))
+        return ca.horzcat(*cols)
 
     def rows(self, dirs: Any) -> tuple[Any, Any, Any]:
-        """(A (n N_CUTS, 6N), upper bounds (m/s), on (1 where a cut is set)), cut after cut."""
+        """(A (n (N_FAN + N_CUTS), 6N), upper bounds (m/s), on (1 where a cut is set)): the fan
+        (`_fan`), then cut after cut."""
         A, uba, on = [], [], []
+        for k in range(N_FAN):
+            for i, D in enumerate(self.D):
+                w, b = self.fan[:3, N_FAN * i + k], self.fan[3, N_FAN * i + k]
+                A.append(w.T @ D)
+                uba.append(ca.if_else(self.fanned[i], (self.c[i] - b) / self.h, ca.inf))
+                on.append(self.fanned[i])
         for k in range(N_CUTS):
-            for i, (d, D) in enumerate(zip(self.d0, self.D, strict=True)):
-                n = dirs[3 * i : 3 * i + 3, k]
+            for i, D in enumerate(self.D):
+                n, b = dirs[ROWS * i : ROWS * i + 3, k], dirs[ROWS * i + 3, k]
                 set_ = (ca.dot(n, n) > 0.25) * self.free[i]
                 A.append(n.T @ D)
-                uba.append(ca.if_else(set_, (self.c[i] - ca.dot(n, d)) / self.h, ca.inf))
+                uba.append(ca.if_else(set_, (self.c[i] - b) / self.h, ca.inf))
                 on.append(set_)
         return ca.vertcat(*A), ca.vertcat(*uba), ca.vertcat(*on)
 
     def totals(self) -> ca.DM:
-        """(M, n N_CUTS): sums each gap's cut multipliers into its normal force."""
-        S = np.zeros((self.nc, len(self.index) * N_CUTS))
-        for k in range(N_CUTS):
+        """(M, n (N_FAN + N_CUTS)): sums each gap's cut multipliers into its normal force."""
+        S = np.zeros((self.nc, len(self.index) * (N_FAN + N_CUTS)))
+        for k in range(N_FAN + N_CUTS):
             S[self.index, k * len(self.index) + np.arange(len(self.index))] = 1.0
         return ca.DM(S)
 
     def next(self, v_new: Any, dirs: Any, k: int) -> tuple[Any, Any]:
-        """(dirs with column k set to d1/|d1| where the solution v_new leaves a disc by more
-        than CUT_TOL c, whether any does)."""
+        """(dirs with column k set to the cuts at v_new where the offset d(q(v_new)) leaves its
+        disc by more than CUT_TOL c, whether any does)."""
         column, need = [], []
-        for i, (d, D) in enumerate(zip(self.d0, self.D, strict=True)):
-            d1 = d + self.h * D @ v_new
+        assert self.moved is not None
+        off = self.model.offset(self.moved(v_new))
+        for i, (j, D) in enumerate(zip(self.index, self.D, strict=True)):
+            d1 = off[3 * j : 3 * j + 3]
             r = ca.norm_2(d1)
             out = (r > (1 + CUT_TOL) * self.c[i]) * self.free[i]
-            column.append(ca.if_else(out, d1 / r, ca.DM.zeros(3)))
+            n = d1 / r
+            cut = ca.vertcat(n, ca.dot(n, d1 - self.h * D @ v_new))
+            column.append(ca.if_else(out, cut, ca.DM.zeros(ROWS)))
             need.append(out)
         cols = [dirs[:, j] for j in range(N_CUTS)]
         cols[k] = ca.vertcat(*column)

@@ -143,6 +143,10 @@ class _Terms:
             self.K = self.K - a * self.applied
         self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
         self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]
+        #: the gaps' force directions in the equations of motion (Phi_v but for vector rows)
+        self.G = self.Phi_v
+        if kernel.vector:
+            self.Phi_lin, self.G = kernel.vector_rows(qm, vm, h, v, self.use_curv)
         eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
         self.eq_lin = eq_bound + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
         self.rate_m = self.Phi_v @ vm
@@ -190,7 +194,7 @@ def _rows(T: _Terms, m: Any, mpcc: bool, sigma: float) -> tuple[ca.SX, np.ndarra
         lbg.append(np.full(nc, -np.inf))
         ubg.append(np.full(nc, np.inf))
     if mpcc:
-        eom = T.K + T.Phi_v.T @ T.lam + T.Phi_eq_v.T @ T.lam_eq  # equations of motion [eq. 25]
+        eom = T.K + T.G.T @ T.lam + T.Phi_eq_v.T @ T.lam_eq  # equations of motion [eq. 25]
         g_parts += [eom, -T.lam * T.Phi_lin]  # Scholtes: lam_j (-Phi_lin_j) <= sigma
         lbg += [np.zeros(6 * N), np.full(nc, -np.inf)]
         ubg += [np.zeros(6 * N), np.full(nc, sigma)]
@@ -204,6 +208,7 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
     nr = nc if m.has_restitution else 0
     h, c, rs = T.h, T.c, T.rs
     lam_out, lam_eq_out = T.lam, T.lam_eq
+    lam_gap_out = T.lam
     comp_parts = [T.lam * T.Phi_lin] if (nc and mpcc) else []
     if not mpcc:
         # KKT of the implicit form in v: (2c/h) K + h Phi_v^T y + h Phi_eq_v^T y_eq = 0 with y
@@ -212,6 +217,7 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
         y_eq = ca.SX.sym("y_eq", ne)
         lam_gap = rs * h**2 * y[:nc] / (2 * c)
         lam_out, lam_eq_out = lam_gap, rs * h**2 * y_eq / (2 * c)
+        lam_gap_out = lam_gap
         comp_parts = [lam_gap * T.Phi_lin]
         if nr:  # a restitution row's force adds to its contact's normal force
             lam_rest = h * y[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
@@ -221,6 +227,8 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
     else:
         mult_in = [ca.SX.sym("unused_y", nc), ca.SX.sym("unused_y_eq", ne)]
     eom_res = T.K + T.Phi_v.T @ lam_out + T.Phi_eq_v.T @ lam_eq_out + fr_gen
+    if kernel.vector:  # the gap rows' forces act along G, a restitution row's along Phi_v
+        eom_res = eom_res + (T.G - T.Phi_v).T @ lam_gap_out
     eom_scale = kernel.eom_scale(T.M @ (T.v - T.vm) / h, T.K)
     q_new, drift = kernel.normalized(T.qm + h * T.qd)
     comp = ca.mmax(ca.fabs(ca.vertcat(*comp_parts))) if nc else ca.SX(0)

@@ -68,7 +68,8 @@ class StepKernel:
         self.verification = verification
         self.curvature_guard = curvature_guard
         self.uses_curvature = correction.curvature and nc > 0
-        #: radial gaps bounded as vectors by cutting planes (step/cuts.py), QP path only
+        #: radial gaps bounded as vectors: by cutting planes on the QP path (step/cuts.py), as
+        #: convex rows on the NLP path (vector_rows)
         self.vector = linearization is GapLinearization.VECTOR and bool(np.any(model.cone > 0))
         self.clearance = smallest_clearance(self.scales.tolist())
         self.second_order = integrator is Integrator.VERLET
@@ -117,6 +118,30 @@ class StepKernel:
         if self.uses_curvature:
             rows = rows + self.second_order_term(q, vm, h, use)
         return rows
+
+    def vector_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> tuple[Any, Any]:
+        """(gap rows (m), G): the NLP path's rows under the vector linearisation. A radial gap's
+        row is |d(qm) + drift + h D v| - c (norm smoothed by 1e-3 c; a convex row, which IPOPT
+        takes as it is, where the QP path needs cuts), any other is `gap_rows`'. G, the rows'
+        gradient in v over h (Phi_v for a scalar row), carries each gap's force into the
+        equations of motion: along the offset at the step's end, not at its start."""
+        m = self.model
+        rows, G = self.gap_rows(q, vm, h, v, use), m.Phi_v(q)
+        if not self.vector:
+            return rows, G
+        d, D, drift = m.offset(q), m.offset_v(q), self.offset_drift(q, vm, h, use)
+        parts, grads = [], []
+        for j, c in enumerate(m.cone):
+            if c == 0:
+                parts.append(rows[j])
+                grads.append(G[j, :])
+                continue
+            Dj = D[3 * j : 3 * j + 3, :]
+            d1 = d[3 * j : 3 * j + 3] + drift[3 * j : 3 * j + 3] + h * Dj @ v
+            norm = ca.sqrt(ca.dot(d1, d1) + (1e-3 * c) ** 2)
+            parts.append(norm - c)
+            grads.append((d1 / norm).T @ Dj)
+        return ca.vertcat(*parts), ca.vertcat(*grads)
 
     def gap_bound(self, q: Any, v: Any, h: Any, use: Any) -> Any:
         """Phi(qm) (+ T2): the velocity-free part of the linearised gaps; in the velocity

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..model.mass import mass_factor
 from .config import Friction
-from .cuts import N_CUTS, Cuts, n_cone
+from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .qp_forces import Forces
@@ -132,10 +132,11 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
         return one
     m = kernel.model
     args = _step_symbols(m.n_bodies) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
-    dirs = ca.DM.zeros(3 * n_cone(m), N_CUTS)
+    dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
     out = one.call([*args, dirs])
     q, v, h, use = args[1:5]
-    cuts = Cuts(m, q, h, args[-1], kernel.offset_drift(q, v, h, use))
+    drift = kernel.offset_drift(q, v, h, use)
+    cuts = Cuts(m, q, h, args[-1], drift, lambda v_new: kernel.update(q, v_new, h)[0], use)
     for k in range(N_CUTS):
         dirs, need = cuts.next(out[1], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
@@ -195,7 +196,7 @@ class _Rows:
             uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
         self.cut_start = sum(a.shape[0] for a in A)
         drift = k.offset_drift(q, v, h, args[4]) if k.vector else None
-        self.cuts = Cuts(m, q, h, released, drift) if k.vector else None
+        self.cuts = Cuts(m, q, h, released, drift, use=args[4]) if k.vector else None
         if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
             self.cut = self.cuts.rows(dirs)
             A.append(self.cut[0])
@@ -233,7 +234,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     M, R_inv = ca.sparsify(ca.DM(m.M)), mass_factor(m.M)[1]
     v_free = v + k.kick * h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
-    dirs = ca.MX.sym("cuts", 3 * n_cone(m), N_CUTS) if k.vector else None
+    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
     fr = Tangential(m, q, v, v_free) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
