@@ -1,4 +1,4 @@
-"""Command line: `nlpmbd list`, `run CASE`, `study NAME`, `bench`, `plot DIR`.
+"""Command line: `nlpmbd list`, `run CASE`, `study NAME`, `bench`, `plot DIR`, `export DIR`.
 
 Exit codes (apps/exit_codes.py): 0 success, 2 bad input (one-line message), 3 solver failure,
 4 results could not be written, 130 interrupted (Ctrl-C or SIGTERM). After a solver failure or
@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import bench
 
             return bench.run(args)
+        if args.command == "export":
+            from . import cli_export
+
+            return cli_export.run(args)
         return _cmd_plot(args)
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)

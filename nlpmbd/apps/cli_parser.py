@@ -129,6 +129,10 @@ def parser() -> Parser:
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
     plot.add_argument("--overlay", metavar="DIR", help="a saved result drawn dashed")
+    export = sub.add_parser("export", help="write a saved result as CSV, HDF5 or VTK (ParaView)")
+    from .cli_export import add_arguments as add_export_arguments
+
+    add_export_arguments(export)
     return p
 
 
