@@ -1,4 +1,5 @@
-"""Command line: `nlpmbd list`, `run CASE`, `study NAME`, `bench`, `plot DIR`, `export DIR`.
+"""Command line: `nlpmbd list`, `run CASE|FILE.toml`, `study NAME`, `bench`, `plot DIR`,
+`export DIR`, `new [FILE]`.
 
 Exit codes (apps/exit_codes.py): 0 success, 2 bad input (one-line message), 3 solver failure,
 4 results could not be written, 130 interrupted (Ctrl-C or SIGTERM). After a solver failure or
@@ -116,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import bench
 
             return bench.run(args)
+        if args.command == "new":
+            from . import cli_new
+
+            return cli_new.run(args)
         if args.command == "export":
             from . import cli_export
 

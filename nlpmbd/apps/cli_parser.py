@@ -133,6 +133,10 @@ def parser() -> Parser:
     from .cli_export import add_arguments as add_export_arguments
 
     add_export_arguments(export)
+    new = sub.add_parser("new", help="write a commented template model file (TOML)")
+    from .cli_new import add_arguments as add_new_arguments
+
+    add_new_arguments(new)
     return p
 
 
@@ -141,7 +145,7 @@ def _pairs_flag(p: argparse.ArgumentParser, flag: str, text: str) -> None:
 
 
 def _run_parser(run: argparse.ArgumentParser) -> None:
-    run.add_argument("case")
+    run.add_argument("case", help="a case (see `nlpmbd list`) or a model file, FILE.toml")
     run.add_argument("--h", type=_number(float, "--h"), help="fixed step size, s (h_min = h_max)")
     add_option_flags(run)
     _pairs_flag(run, "--set", "case parameter (repeatable); see `nlpmbd list`")

@@ -23,7 +23,21 @@ RESUMABLE_GROUPS = ("output",)
 MAX_WARNINGS = 10
 
 
-def _options(args: argparse.Namespace, case: Any) -> Any:
+def _case(name: str) -> tuple[Any, dict[str, Any]]:
+    """(case, its default options) of `run CASE`: a registered case (no options of its own),
+    or a model file (a name ending in .toml; io/model_file.py) with its [options]."""
+    if not name.endswith(".toml"):
+        from .registry import get_case
+
+        return get_case(name), {}
+    from ..io.model_file import load_model
+    from ..run.options import SimulationOptions
+
+    model = load_model(name, options=SimulationOptions)
+    return model.case, model.options
+
+
+def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any]) -> Any:
     from ..run.options import SimulationOptions
     from ..validation import finite_scalar
 
@@ -36,7 +50,9 @@ def _options(args: argparse.Namespace, case: Any) -> Any:
         kw.setdefault("h_min", case.h_min)
         kw.setdefault("h_max", max(case.h_max, kw["h_min"]))
     kw.setdefault("t_end", case.t_end)
-    kw["ipopt"] = pairs(args.ipopt, "--ipopt")
+    kw["ipopt"] = {**defaults.get("ipopt", {}), **pairs(args.ipopt, "--ipopt")}
+    for key, value in defaults.items():  # a model file's [options], below the flags
+        kw.setdefault(key, value)
     return SimulationOptions(**kw)
 
 
@@ -44,7 +60,6 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Any, dict, Any, SimulationR
     """(case, system, parameters, options, checkpoint) of `run CASE --resume DIR`."""
     from ..run.option_groups import GROUPS
     from ..run.options import SimulationOptions
-    from .registry import get_case
 
     defining = [g for g in GROUPS if g not in RESUMABLE_GROUPS]
     given = [flag_name(k) for k in given_options(args, defining)]
@@ -55,12 +70,12 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Any, dict, Any, SimulationR
             f"--resume takes the run's settings from DIR/meta.json; drop {', '.join(given)}"
         )
     partial = SimulationResult.load(args.resume)
-    if partial.meta.get("case") != args.case:
+    case, _ = _case(args.case)
+    if partial.meta.get("case") != case.name:
         raise InputError(
             f"--resume: {short_repr(args.resume)} holds a run of case "
-            f"{short_repr(partial.meta.get('case'))}, not {short_repr(args.case)}"
+            f"{short_repr(partial.meta.get('case'))}, not {short_repr(case.name)}"
         )
-    case = get_case(args.case)
     system, params = case.build(partial.meta.get("parameters", {}))
     stored = SimulationOptions.from_dict(partial.meta.get("options", {}))
     options = stored.replace(**given_options(args, RESUMABLE_GROUPS))
@@ -86,16 +101,14 @@ def read_overlay(path: str | None, bodies: list[str], joints: list[str]) -> tupl
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .registry import get_case
-
     partial = None
     if args.resume is not None:
         case, system, params, options, partial = _resumed(args)
         out, flag = Path(args.resume), "--resume"
     else:
-        case = get_case(args.case)
+        case, defaults = _case(args.case)
         system, params = case.build(pairs(args.set, "--set"))
-        options = _options(args, case)
+        options = _options(args, case, defaults)
         out, flag = Path(args.out) if args.out else Path("results") / case.name, "--out"
     names = [b.name for b in system.bodies], [j.name for j in system.joints]
     overlay = read_overlay(args.overlay, *names)  # read before the run: a bad path fails fast
@@ -139,7 +152,7 @@ def _simulate_into(
             )
         except SolverFailure as err:
             result, failure = err.partial, err
-    return _report(args, case.name, result, failure, writer, overlay)
+    return _report(args, args.case, result, failure, writer, overlay)
 
 
 def _report(
