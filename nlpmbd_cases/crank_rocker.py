@@ -1,16 +1,18 @@
 """Crank-rocker whose slider runs with Coulomb friction in a slot along the rocker.
 
-Source: wang_wang_zhuang_crank_rocker_hlcp.txt, section 3.1 (its Fig. 2 is missing from the
-seed copy; the geometry below is the one its equations imply). Planar in XY, Y up. Rocker OA:
-pinned to the ground at O = (0, 0), J = 16/3 kg m^2 about O, 4 kg, centre of mass 1 m from O (a
-uniform 2 m rod), pointing along +Y at t = 0; its slot runs along its own axis. Crank O1B:
-pinned at O1 = (0, 1) m, J = 1/6 kg m^2 about O1, 2 kg, centre of mass 0.25 m from O1, length
-0.5 m, along +Y at t = 0 and driven clockwise at 3 rad/s (a DrivingAngle about -Z, "drive",
-whose load is the paper's clockwise-positive driving moment). Slider B: 0.5 kg (a particle in
-the paper; here a 40 x 20 mm block with J = 1.7e-4 kg m^2 about Z), pinned to the crank tip,
-sliding in the slot with mu = 0.2. Rocker damping c = 0 or 8 N m s/rad (a
-RotationalSpringDamper). Gravity 9.81 m/s^2 along -Y (the paper names no gravity but calls Y
-vertical; assumed). Step 1e-3 s (section 3.2).
+Source: Wang X., Wang Q., Zhuang F., "The numerical method for multibody system with frictional
+translational joints and driving constraints" (in Chinese), Journal of Dynamics and Control (2013),
+doi:10.6052/1672-6553-2013-090 ([R4] of docs/FORMULATION.md), section 3.1 (its Fig. 2 is missing
+from the copy we worked from; the geometry below is the one its equations imply). Planar in XY, Y
+up. Rocker OA: pinned to the ground at O = (0, 0), J = 16/3 kg m^2 about O, 4 kg, centre of mass
+1 m from O (a uniform 2 m rod), pointing along +Y at t = 0; its slot runs along its own axis. Crank
+O1B: pinned at O1 = (0, 1) m, J = 1/6 kg m^2 about O1, 2 kg, centre of mass 0.25 m from O1, length
+0.5 m, along +Y at t = 0 and driven clockwise at 3 rad/s (a DrivingAngle about -Z, "drive", whose
+load is the paper's clockwise-positive driving moment). Slider B: 0.5 kg (a particle in the paper;
+here a 40 x 20 mm block with J = 1.7e-4 kg m^2 about Z), pinned to the crank tip, sliding in the
+slot with mu = 0.2. Rocker damping c = 0 or 8 N m s/rad (a RotationalSpringDamper). Gravity
+9.81 m/s^2 along -Y (the paper names no gravity but calls Y vertical; assumed). Step 1e-3 s
+(section 3.2).
 
 The paper's slot holds the slider on both sides without play (a bilateral constraint with
 friction); nlpmbd's friction acts at unilateral contacts, so the slot is a

@@ -1,6 +1,6 @@
 """Cylindrical clearance joint: a block sliding on a fixed rod (paper 4.1).
 
-Parameters chosen for nlpmbd (the paper's Table 1 was lost; see FORMULATION.md section 7):
+Parameters chosen for nlpmbd (the paper's Table 1 was lost; see docs/FORMULATION.md section 7):
 fixed massless rod along global Z through the origin, radius 0.010 m; slider block
 0.06 x 0.04 x 0.10 m (x, y, z), m = 1 kg, J' = diag(9.67e-4, 1.133e-3, 4.33e-4) kg m^2 (a
 uniform box), bored with a hole of radius 0.0101 m (radial clearance c = 0.1 mm) along its

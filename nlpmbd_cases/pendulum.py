@@ -1,6 +1,6 @@
 """Pendulum on a pin along the global Z axis (the paper's section 5.4 study).
 
-Parameters chosen for nlpmbd (the paper's Table 4 was lost; see FORMULATION.md section 7):
+Parameters chosen for nlpmbd (the paper's Table 4 was lost; see docs/FORMULATION.md section 7):
 m = 1 kg, J' = diag(2e-3, 0.085, 0.085) kg m^2, centre of mass at (cm_x, 0, cm_z) with
 cm_x = 0.5 m, cm_z = 0, gravity 9.81 m/s^2 along -Y. The pin axis is global Z through the
 origin; the pendulum starts at rest, horizontal (along +X), centred on the pin. Baseline step

@@ -1,6 +1,6 @@
 """Prismatic clearance joint: a triangular slider in a fixed triangular guide (paper 4.2).
 
-Parameters chosen for nlpmbd (the paper's Table 2 was lost; see FORMULATION.md section 7):
+Parameters chosen for nlpmbd (the paper's Table 2 was lost; see docs/FORMULATION.md section 7):
 equilateral triangular sections, slider edge e_i = 0.05 m, clearance c = 0.3 mm (guide edge
 e_j = e_i + 2 sqrt(3) c), slider length 0.10 m, fixed guide along global Z (0.5 m, modelled as
 infinite planes), one vertex pointing down (-Y), so that gravity wedges the slider against both

@@ -1,6 +1,6 @@
 """Revolute clearance joint: a pendulum with an out-of-plane bob on a fixed pin (paper 4.3).
 
-Parameters chosen for nlpmbd (the paper's Table 3 was lost; see FORMULATION.md section 7):
+Parameters chosen for nlpmbd (the paper's Table 3 was lost; see docs/FORMULATION.md section 7):
 fixed pin along global Z through the origin, radius 0.01 m, engaged length 0.05 m, radial
 clearance c = 0.1 mm, total axial play c_a = 0.1 mm; pendulum m = 1 kg,
 J' = diag(2e-3, 0.085, 0.085) kg m^2, centre of mass at cm_x = 0.5 m, cm_z = 0.05 m from the

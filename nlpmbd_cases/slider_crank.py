@@ -1,15 +1,18 @@
 """Undriven slider-crank whose slider has play in its guide: impacts with friction.
 
-Source: flores_leine_glocker_translational_clearance_lcp.txt, Table 1: crank 0.153 m and rod
-0.306 m, 0.038 kg each, J = 7.4e-5 and 5.9e-4 kg m^2 about their centres of mass (mid-length);
-slider 2a x 2b = 0.100 x 0.050 m, 0.076 kg, J = 2.7e-6 kg m^2; clearance c = 1 mm on each
-side of the centred slider; normal restitution 0.4 and friction coefficient 0.01 at each
-corner; gravity 9.81 m/s^2 along -Y, across the guide. The crank starts at angle 0 (crank and
-rod along +X, the outer dead centre) turning at 150 rad/s, the rod at -75 rad/s (so the slider
-starts at rest), the slider centred; nothing drives the crank afterwards. The paper gives no
-step size; 1e-5 s, the step of the same group's 2008 paper. Two crank revolutions take about
-0.138 s. Geometry convention: cases/slider_crank_parts.py (the guide is a
-PlanarPrismaticClearance; its contacts use HardContact(restitution, mu)).
+Source: P. Flores, R. Leine, C. Glocker, "Modeling and analysis of rigid multibody systems with
+translational clearance joints based on the nonsmooth dynamics approach", in Multibody Dynamics:
+Computational Methods and Applications, Springer, 2011 ([R2] of docs/FORMULATION.md; journal
+version in Multibody System Dynamics 23, 2010), Table 1: crank 0.153 m and rod 0.306 m, 0.038 kg
+each, J = 7.4e-5 and 5.9e-4 kg m^2 about their centres of mass (mid-length); slider 2a x
+2b = 0.100 x 0.050 m, 0.076 kg, J = 2.7e-6 kg m^2; clearance c = 1 mm on each side of the centred
+slider; normal restitution 0.4 and friction coefficient 0.01 at each corner; gravity 9.81 m/s^2
+along -Y, across the guide. The crank starts at angle 0 (crank and rod along +X, the outer dead
+centre) turning at 150 rad/s, the rod at -75 rad/s (so the slider starts at rest), the slider
+centred; nothing drives the crank afterwards. The paper gives no step size; 1e-5 s, the step of the
+same group's 2008 paper. Two crank revolutions take about 0.138 s. Geometry convention:
+nlpmbd_cases/slider_crank_parts.py (the guide is a PlanarPrismaticClearance; its contacts use
+HardContact(restitution, mu)).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """Slider-crank driven at constant speed with a translational clearance joint at the slider.
 
-Source: flores_et_al_2008_translational_clearance_contact_force.txt (Flores, Ambrosio, Claro,
-Lankarani 2008). Table 1: crank 0.05 m, 0.30 kg, 1.0e-4 kg m^2; connecting rod 0.12 m,
-0.21 kg, 2.5e-4 kg m^2; slider 0.14 kg, 1.0e-4 kg m^2. Table 2: slider 50 x 50 x 50 mm,
-clearance 0.5 mm (section 5 sweeps 0.5 / 0.2 / 0.1 / 0.01 mm), restitution 0.9, E = 207 GPa,
-nu = 0.3 for slider and guide, step 1e-5 s. Section 5: crank at 5000 rpm from the top dead end
-(theta = 0, slider farthest from O), slider centred, no friction, no gravity (the paper
-mentions none), two crank turns (0.024 s).
+Source: P. Flores, J. Ambrosio, J.C.P. Claro, H.M. Lankarani, "Translational joints with clearance
+in rigid multibody systems", ASME J. Comput. Nonlinear Dynam. 3(1) (2008) 011007 ([R3] of
+docs/FORMULATION.md). Table 1: crank 0.05 m, 0.30 kg, 1.0e-4 kg m^2; connecting rod 0.12 m,
+0.21 kg, 2.5e-4 kg m^2; slider 0.14 kg, 1.0e-4 kg m^2. Table 2: slider 50 x 50 x 50 mm, clearance
+0.5 mm (section 5 sweeps 0.5 / 0.2 / 0.1 / 0.01 mm), restitution 0.9, E = 207 GPa, nu = 0.3 for
+slider and guide, step 1e-5 s. Section 5: crank at 5000 rpm from the top dead end (theta = 0,
+slider farthest from O), slider centred, no friction, no gravity (the paper mentions none), two
+crank turns (0.024 s).
 
 `guide = ideal`: the ideal translational joint. `guide = hard`: the clearance joint with
 complementarity contact and Newton restitution e (contact.py). `guide = compliant`: the paper's

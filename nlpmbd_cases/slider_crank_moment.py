@@ -1,15 +1,17 @@
 """Slider-crank driven by a sinusoidal crank moment, slider with play and friction in its guide.
 
-Source: zheng_wang_flexible_slider_clearance.txt, Table 2, with a rigid slider (the paper's is
-a finite-element body). Crank 1.8 m, 2.0 kg; rod 2.0 m, 1.0 kg (uniform: J = m l^2 / 12 about
-the centre, 0.54 and 0.3333 kg m^2); slider 0.5 m along the guide by 0.3 m across, 20/3 kg/m^2
--> 1.0 kg, J = 0.02833 kg m^2; clearance 2.5 mm; kinetic and static friction 0.03 / 0.04;
-moment P = 6 sin(pi t / 6) N m on the crank; gravity 9.81 m/s^2 along -Y, across the guide.
-The crank starts at rest at angle 0 (crank and rod along +X, slider at x = 3.8 m), the slider
-centred. The paper runs 200 s; the default here is 30 s. With these numbers gravity's moment on
-the crank (about 26 N m when horizontal) exceeds P, so the crank first swings down; the paper
-does not say how its mechanism is oriented (see tests/ref_stick_slip.py). Geometry convention:
-cases/slider_crank_parts.py.
+Source: X. Zheng, Q. Wang, "A methodology for modeling and simulating frictional translational
+joint with a flexible slider and clearance in multibody systems" (Beihang University; [R5] of
+docs/FORMULATION.md), Table 2, with a rigid slider (the paper's is a finite-element body).
+Crank 1.8 m, 2.0 kg; rod 2.0 m, 1.0 kg (uniform: J = m l^2 / 12 about the centre, 0.54 and
+0.3333 kg m^2); slider 0.5 m along the guide by 0.3 m across, 20/3 kg/m^2 -> 1.0 kg,
+J = 0.02833 kg m^2; clearance 2.5 mm; kinetic and static friction 0.03 / 0.04; moment
+P = 6 sin(pi t / 6) N m on the crank; gravity 9.81 m/s^2 along -Y, across the guide. The crank
+starts at rest at angle 0 (crank and rod along +X, slider at x = 3.8 m), the slider centred. The
+paper runs 200 s; the default here is 30 s. With these numbers gravity's moment on the crank
+(about 26 N m when horizontal) exceeds P, so the crank first swings down; the paper does not say
+how its mechanism is oriented (see references/ref_stick_slip.py). Geometry convention:
+nlpmbd_cases/slider_crank_parts.py.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """Stick-slip oscillator: a rigid slider on a spring, forced along a guide with friction.
 
-Source: zheng_wang_flexible_slider_clearance.txt, Table 1, with a rigid slider (the paper's is
-a finite-element body; its E, nu and Rayleigh damping do not apply). Slider 0.6 m along the
-guide by 0.5 m across, 1/3 kg/m^2 -> 0.1 kg, J = 5.083e-3 kg m^2; clearance 2.5 mm; kinetic
-and static friction 0.15 / 0.20; spring k = 1 N/m (printed "N/s") from the ground to the
-slider's centre, unstretched at the start; force F = 1.5 sin(pi t / 10) N along the guide,
-acting 0.05 m above the slider's mid-height (the paper's s; above or below is not stated);
-gravity 9.81 m/s^2 across the guide (-Y), so the slider rides on the lower surface. Planar in XY;
-no out-of-plane load acts, so the slider stays in the plane without further joints. The slider
-starts centred in the guide and drops the 2.5 mm onto the lower surface (the paper starts it
-seated). The contacts are complementarity contacts (the paper uses a penalty law with
-K = 1e4 N/m and chi = 1e3 N s/m; use `contact = compliant` for a Hunt-Crossley law of that
-stiffness, restitution from `restitution`).
+Source: X. Zheng, Q. Wang, "A methodology for modeling and simulating frictional translational
+joint with a flexible slider and clearance in multibody systems" (Beihang University; [R5] of
+docs/FORMULATION.md), Table 1, with a rigid slider (the paper's is a finite-element body; its E, nu
+and Rayleigh damping do not apply). Slider 0.6 m along the guide by 0.5 m across, 1/3 kg/m^2 ->
+0.1 kg, J = 5.083e-3 kg m^2; clearance 2.5 mm; kinetic and static friction 0.15 / 0.20; spring
+k = 1 N/m (printed "N/s") from the ground to the slider's centre, unstretched at the start; force
+F = 1.5 sin(pi t / 10) N along the guide, acting 0.05 m above the slider's mid-height (the paper's
+s; above or below is not stated); gravity 9.81 m/s^2 across the guide (-Y), so the slider rides on
+the lower surface. Planar in XY; no out-of-plane load acts, so the slider stays in the plane
+without further joints. The slider starts centred in the guide and drops the 2.5 mm onto the lower
+surface (the paper starts it seated). The contacts are complementarity contacts (the paper uses a
+penalty law with K = 1e4 N/m and chi = 1e3 N s/m; use `contact = compliant` for a Hunt-Crossley law
+of that stiffness, restitution from `restitution`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,27 @@
-"""The benchmark's summary, table, targets and files on fabricated numbers (no simulation)."""
+"""The benchmark's summary, table, targets, files and --quick plan on fabricated numbers (no
+simulation)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from dataclasses import asdict
 
+import pytest
+
 from benchmarks.targets import TARGETS
-from nlpmbd.apps.bench import MODES
-from nlpmbd.apps.bench_report import Measurement, summarize, table, write_outputs
+from nlpmbd.apps import bench
+from nlpmbd.apps.bench import MODES, skip_reason
+from nlpmbd.apps.bench_report import (
+    Measurement,
+    empty_measurement,
+    summarize,
+    table,
+    write_outputs,
+)
 from nlpmbd.apps.bench_summary import check_targets, report
+from nlpmbd.apps.registry import load_cases
 
 INFO = {
     "date": "2025-01-01T00:00:00+00:00",
@@ -103,3 +115,59 @@ def test_files_are_strict_json_and_the_printed_markdown(tmp_path):
     data = json.loads((out / "bench.json").read_text())  # NaN written as null
     assert data["repetitions"][-1]["median_us"] is None
     assert data["repetitions"][0]["median_us"] == 200.0
+
+
+# --- --quick: a step cap per case and no run that repeats another (no simulation here) -------
+def test_quick_skips_only_runs_that_repeat_another():
+    cases = load_cases()
+    fixed, ranged = cases["stick_slip"], cases["pendulum"]  # h_min = h_max; a range of h
+    mode = {m.name: m for m in MODES}
+    assert "h_min = h_max" in skip_reason(fixed, mode["nlp variable h"], {})
+    assert skip_reason(ranged, mode["nlp variable h"], {}) is None
+    unpredicted = {"nlp fixed h": fake("stick_slip", "nlp fixed h", 0, 5.0)}  # 0 predicted
+    assert "every step" in skip_reason(fixed, mode["ipopt baseline"], unpredicted)
+    predicted = {"nlp variable h": fake("pendulum", "nlp variable h", 0, 5.0, predicted_steps=9)}
+    assert skip_reason(ranged, mode["ipopt baseline"], predicted) is None
+    broken = {"nlp fixed h": fake("stick_slip", "nlp fixed h", 0, 5.0, error="SolverFailure: x")}
+    assert skip_reason(fixed, mode["ipopt baseline"], broken) is None  # the baseline may work
+    for name in ("nlp fixed h", "qp vm", "qp compiled"):
+        assert skip_reason(fixed, mode[name], unpredicted) is None
+
+
+def _bench(monkeypatch, tmp_path, *argv: str) -> dict:
+    """Run `nlpmbd bench ARGV` with run_suite replaced: what it was given, and the report."""
+    seen: dict = {}
+
+    def suite(cases, repeats, t_ends, progress=None, quick=False):
+        seen.update(t_ends=t_ends, quick=quick)
+        skipped = dict(case="stick_slip", mode="nlp variable h", repeat=0, h_min=2e-3)
+        return [
+            fake("stick_slip", "nlp fixed h", 0, 5.0),
+            empty_measurement(**skipped, h_max=2e-3, skipped="the run of nlp fixed h"),
+        ]
+
+    monkeypatch.setattr(bench, "run_suite", suite)
+    monkeypatch.setattr(bench, "pin_blas_threads", lambda: None)
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    assert bench.run(parser.parse_args([*argv, "--out", str(tmp_path)])) == 0
+    seen["md"] = (tmp_path / "bench.md").read_text()
+    seen["options"] = json.loads((tmp_path / "bench.json").read_text())["options"]
+    return seen
+
+
+def test_quick_caps_small_steps_and_lists_the_skipped_runs(monkeypatch, tmp_path):
+    seen = _bench(monkeypatch, tmp_path, "--quick", "--cases", "slider_crank,stick_slip")
+    assert seen["quick"]
+    assert seen["t_ends"] == {"slider_crank": pytest.approx(300 * 1e-5), "stick_slip": 0.2}
+    assert "at most 300 fixed steps: slider_crank 0.003 s)" in seen["md"]
+    assert "- stick_slip / nlp variable h: the run of nlp fixed h" in seen["md"]
+    assert "| stick_slip | nlp variable h |" not in seen["md"]  # a skipped run has no row
+    assert "| stick_slip | nlp fixed h |" in seen["md"]
+
+
+def test_the_full_suite_runs_every_case_for_t_end(monkeypatch, tmp_path):
+    seen = _bench(monkeypatch, tmp_path, "--cases", "slider_crank,stick_slip")
+    assert not seen["quick"]
+    assert seen["t_ends"] == {"slider_crank": 1.0, "stick_slip": 1.0}
+    assert "skipped" not in seen["options"] and "fixed steps" not in seen["md"]

@@ -1,4 +1,4 @@
-"""The paper's clearance-joint case studies (FORMULATION.md section 7) against physics."""
+"""The paper's clearance-joint case studies (docs/FORMULATION.md section 7) against physics."""
 
 from __future__ import annotations
 

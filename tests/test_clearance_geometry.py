@@ -618,7 +618,7 @@ def test_bad_input_raises_one_line_input_error(make, word):
 
 
 # --- 6. dynamics smoke runs -------------------------------------------------------------------
-# The paper's slider of section 4.1/4.2 (parameters chosen for nlpmbd, FORMULATION.md 7).
+# The paper's slider of section 4.1/4.2 (parameters chosen for nlpmbd, docs/FORMULATION.md 7).
 PUSH = (0.0, 0.0, 10.0)
 PUSH_AT = (0.0, 0.02, 0.05)
 

@@ -59,7 +59,7 @@ def test_formulations_agree_at_fixed_step_with_contacts():
 
 def test_fixed_step_matches_the_velocity_qp():
     """At fixed h the step is the QP min 1/2 (v - v_free)^T M (v - v_free) s.t. linearised
-    constraints (FORMULATION.md section 4); solve that QP independently with qpOASES."""
+    constraints (docs/FORMULATION.md section 4); solve that QP independently with qpOASES."""
     system, h = tilted_box(height=0.002), 1e-3
     res = simulate(system, SimulationOptions(t_end=0.03, h_min=h, h_max=h))
     assert res.lam[1:].max() > 0.1  # contact active in the steps compared

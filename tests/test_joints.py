@@ -393,7 +393,7 @@ def test_driving_angle_turns_pendulum_at_constant_rate_with_closed_form_torque()
     theta = 2 t, started on the constraint (w = 2 rad/s, r_dot = w x r).
 
     Sign of the driving multiplier: the generalised constraint force is -Phi_eq_v^T lambda_eq
-    (FORMULATION.md section 3). For this body the body z axis is the global +Z, and
+    (docs/FORMULATION.md section 3). For this body the body z axis is the global +Z, and
     Phi = sin(theta - f) has dPhi/dtheta = cos(0) = 1 on the constraint, so the drive row of
     Phi_eq_v is 1 at w'_z and 0 elsewhere: the drive applies the torque -lambda about +Z.
     At constant speed (alpha = 0) the moment balance about the pin is

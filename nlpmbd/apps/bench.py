@@ -32,6 +32,14 @@ name, with PASS or MISS; its agreement target is a test, tests/test_qp.py, and t
 "dx to nlp" column shows that figure) are printed and written to OUT/bench.md; OUT/bench.json
 holds the machine, the options, every repetition, the rows and the targets. Both files are
 written atomically. `--scaling` runs the scaling benchmark of apps/scaling.py instead.
+
+`--quick` is a smoke run of every case in every mode (about a minute on two cores): one
+repetition of QUICK_T_END, each case cut to QUICK_STEPS of its fixed step (the cases at
+h = 1e-5 s would otherwise take 20000 NLP steps, minutes), and no run that would repeat one
+already made: "nlp variable h" of a case whose step is fixed (h_min = h_max) is "nlp fixed h",
+and "ipopt baseline" after an NLP run of the case that predicted no step (friction,
+restitution and compliant contact turn the predictor off) is that run again. A skipped run is
+listed with its reason under the table, never an error row.
 """
 
 from __future__ import annotations
@@ -41,9 +49,9 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ..errors import InputError, SolverFailure
 from ..io.result import SimulationResult
@@ -52,7 +60,9 @@ from ..run.options import SimulationOptions
 from ..run.simulate import simulate
 from ..validation import short_repr
 from .bench_report import (
+    MODES,
     Measurement,
+    Mode,
     empty_measurement,
     figures,
     position_difference,
@@ -65,34 +75,12 @@ from .registry import load_cases
 from .scaling import DEFAULT_OUT, add_scaling_arguments, run_scaling, scaling_requested
 from .scaling import DEFAULT_T_END as SCALING_T_END
 
-#: Environment variables that pin BLAS (OpenBLAS, MKL, OpenMP) to one thread.
-BLAS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: Fixed step size of the fixed-h modes, s.
 FIXED_H = 1e-3
 DEFAULT_REPEATS, DEFAULT_T_END = 3, 1.0
-QUICK_REPEATS, QUICK_T_END = 1, 0.2
+QUICK_REPEATS, QUICK_T_END, QUICK_STEPS = 1, 0.2, 300
 #: The mode the ratio column divides by, and the mode the QP positions are compared with.
 REFERENCE_MODE, AGREEMENT_MODE = "qp compiled", "nlp fixed h"
-
-
-@dataclass(frozen=True)
-class Mode:
-    """A solver mode: whether h is fixed, and the simulation options it sets (flat names of
-    run/option_groups.py, checked by SimulationOptions)."""
-
-    name: str
-    fixed_h: bool
-    options: dict[str, Any] = field(default_factory=dict)
-
-
-#: In run order: "nlp fixed h" comes before the QP modes that are compared with it.
-MODES = (
-    Mode("nlp variable h", fixed_h=False),
-    Mode("nlp fixed h", fixed_h=True),
-    Mode("ipopt baseline", fixed_h=False, options={"predictor": False}),
-    Mode("qp vm", fixed_h=True, options={"solver": "qp", "codegen": "off"}),
-    Mode("qp compiled", fixed_h=True, options={"solver": "qp", "codegen": "on"}),
-)
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -118,7 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"smoke run: {QUICK_REPEATS} repetition of {QUICK_T_END:g} s unless given",
+        help=f"smoke run: {QUICK_REPEATS} repetition of {QUICK_T_END:g} s (at most "
+        f"{QUICK_STEPS} steps per case) unless given, no run that repeats another",
     )
     parser.add_argument(
         "--out",
@@ -156,13 +145,23 @@ def run(args: argparse.Namespace, targets: Sequence[Target] = ()) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out must be a directory, got the file {str(out)!r}")
+    capped = args.quick and args.t_end is None
+    t_ends = {
+        n: min(t_end, QUICK_STEPS * fixed_step(c)) if capped else t_end for n, c in cases.items()
+    }
     pin_blas_threads()
     tic = time.perf_counter()
-    measurements = run_suite(cases, repeats, t_end, progress=_progress)
+    measurements = run_suite(cases, repeats, t_ends, progress=_progress, quick=args.quick)
     elapsed = time.perf_counter() - tic
     rows = summarize(measurements)
     verdicts = check_targets(rows, targets)
     options = {"cases": list(cases), "repeats": repeats, "t_end": t_end, "fixed_h": FIXED_H}
+    if capped:
+        options.update(max_steps=QUICK_STEPS, t_end_by_case=t_ends)
+    if args.quick:
+        options["skipped"] = [
+            f"{m.case} / {m.mode}: {m.skipped}" for m in measurements if m.skipped
+        ]
     info = machine_info()
     text = report(rows, verdicts, info, options, elapsed)
     print(text, end="")
@@ -226,17 +225,25 @@ def mode_options(case: Case, mode: Mode, t_end: float) -> SimulationOptions:
 def run_suite(
     cases: dict[str, Case],
     repeats: int,
-    t_end: float,
+    t_ends: dict[str, float],
     progress: Callable[[Measurement], None] | None = None,
+    quick: bool = False,
 ) -> list[Measurement]:
-    """Every repetition runs every case in every mode, so a repetition's ratios compare
-    simulations made close together in time."""
+    """Every repetition runs every case in every mode (`quick`: but the runs skip_reason
+    names), so a repetition's ratios compare simulations made close together in time."""
     out = []
     for repeat in range(repeats):
         for name, case in cases.items():
             nlp_result = None
+            done: dict[str, Measurement] = {}  # this case's runs so far, by mode
             for mode in MODES:
-                m, result = measure(name, case, mode, repeat, t_end)
+                reason = skip_reason(case, mode, done) if quick else None
+                if reason is not None:
+                    head = dict(case=name, mode=mode.name, repeat=repeat, h_min=case.h_min)
+                    out.append(empty_measurement(**head, h_max=case.h_max, skipped=reason))
+                    continue
+                m, result = measure(name, case, mode, repeat, t_ends[name])
+                done[mode.name] = m
                 if mode.name == AGREEMENT_MODE:
                     nlp_result = result
                 elif mode.options.get("solver") == "qp" and result is not None:
@@ -245,6 +252,18 @@ def run_suite(
                 if progress is not None:
                     progress(m)
     return out
+
+
+def skip_reason(case: Case, mode: Mode, done: dict[str, Measurement]) -> str | None:
+    """Why --quick does not run `mode` on `case` (module docstring), or None; `done`: the
+    case's measurements of this repetition so far, by mode."""
+    if mode.name == "nlp variable h" and case.h_min == case.h_max:
+        return "the case's step is fixed (h_min = h_max): the run of nlp fixed h"
+    nlp = done.get("nlp variable h") or done.get("nlp fixed h")
+    if mode.name == "ipopt baseline" and nlp is not None and nlp.error is None:
+        if nlp.steps and nlp.predicted_steps == 0:
+            return f"{nlp.mode} predicted no step: it ran IPOPT on every step already"
+    return None
 
 
 def measure(
@@ -271,7 +290,5 @@ def measure(
 
 def _progress(m: Measurement) -> None:
     what = m.error or f"{m.median_us:.1f} us/step median, {m.steps} steps"
+    what = f"skipped ({m.skipped})" if m.skipped else what
     print(f"[repeat {m.repeat + 1}] {m.case} / {m.mode}: {what}", file=sys.stderr, flush=True)
-
-
-# --- summary --------------------------------------------------------------------------------

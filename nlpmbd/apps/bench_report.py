@@ -1,8 +1,7 @@
-"""The benchmark's numbers: one Measurement per simulation, a Row per (case, mode) with the
-median over repetitions and the ratio to the reference mode taken within each repetition, the
-Markdown report, optional targets (a Target names a row's figure and its limit; the suite's
-own targets live with the benchmarks, benchmarks/targets.py) and the files bench.json and
-bench.md, written atomically."""
+"""The benchmark's modes and numbers: the solver modes it times (MODES), one Measurement per
+simulation, a Row per (case, mode) with the median over repetitions and the ratio to the
+reference mode taken within each repetition, the Markdown table, and the files bench.json and
+bench.md, written atomically (the report and the targets: bench_summary.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import json
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,26 @@ from ..io.result import SimulationResult
 
 #: The mode the ratio column divides by.
 REFERENCE_MODE = "qp compiled"
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A solver mode: whether h is fixed, and the simulation options it sets (flat names of
+    run/option_groups.py, checked by SimulationOptions)."""
+
+    name: str
+    fixed_h: bool
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+#: In run order: "nlp fixed h" comes before the QP modes that are compared with it.
+MODES = (
+    Mode("nlp variable h", fixed_h=False),
+    Mode("nlp fixed h", fixed_h=True),
+    Mode("ipopt baseline", fixed_h=False, options={"predictor": False}),
+    Mode("qp vm", fixed_h=True, options={"solver": "qp", "codegen": "off"}),
+    Mode("qp compiled", fixed_h=True, options={"solver": "qp", "codegen": "on"}),
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +68,7 @@ class Measurement:
     completed: bool
     position_diff_m: float | None = None
     error: str | None = None
+    skipped: str | None = None  # why --quick did not run it (apps/bench.py, skip_reason)
 
 
 @dataclass(frozen=True)
@@ -138,10 +158,11 @@ MEDIAN_FIELDS = (
 
 
 def summarize(measurements: Sequence[Measurement]) -> list[Row]:
-    """One Row per (case, mode), in run order."""
+    """One Row per (case, mode) that ran, in run order."""
     groups: dict[tuple[str, str], list[Measurement]] = {}
     for m in measurements:
-        groups.setdefault((m.case, m.mode), []).append(m)
+        if m.skipped is None:
+            groups.setdefault((m.case, m.mode), []).append(m)
     reference = {(m.case, m.repeat): m.median_us for m in measurements if m.mode == REFERENCE_MODE}
     return [_row(group, reference) for group in groups.values()]
 

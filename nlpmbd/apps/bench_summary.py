@@ -86,8 +86,9 @@ def report(
         f"{info['platform']}\n"
         f"- Python {info['python']}, CasADi {info['casadi']}, NumPy {info['numpy']}; "
         f"BLAS threads: {'/'.join(map(str, threads))}\n"
-        f"- t_end = {options['t_end']:g} s per case, median of {options['repeats']} "
-        f"repetition(s), fixed h = {options['fixed_h']:g} s; suite took {elapsed:.0f} s\n\n"
+        f"- t_end = {options['t_end']:g} s per case{_capped(options)}, median of "
+        f"{options['repeats']} repetition(s), fixed h = {options['fixed_h']:g} s; suite took "
+        f"{elapsed:.0f} s\n\n"
         + table(rows)
         + "\nmedian / p95 us/step: per-step solve time (QP fast path: mean of its chunk); "
         "wall us/step and wall s/sim s: (wall - setup) per step and per simulated second; "
@@ -96,8 +97,27 @@ def report(
         "the ratios (the nlp fixed h row is the NLP/QP ratio at equal h); dx to nlp: largest "
         "distance of a body's origin from where nlp fixed h put it, same repetition (qp rows; "
         "tests/test_qp.py checks <= 1e-6 m over 1 s except on the chaotic revolute).\n\n"
-        "## Targets\n\n" + targets_table(verdicts)
+        + _skipped(options)
+        + "## Targets\n\n"
+        + targets_table(verdicts)
     )
 
 
-# --- machine and files ----------------------------------------------------------------------
+def _capped(options: dict[str, Any]) -> str:
+    """--quick's cut of the cases whose fixed step is small (apps/bench.py, QUICK_STEPS)."""
+    short = {c: t for c, t in options.get("t_end_by_case", {}).items() if t < options["t_end"]}
+    if not short:
+        return ""
+    cut = ", ".join(f"{c} {t:g} s" for c, t in short.items())
+    return f" (at most {options['max_steps']} fixed steps: {cut})"
+
+
+def _skipped(options: dict[str, Any]) -> str:
+    """The runs --quick left out, each with its reason."""
+    skipped = options.get("skipped", [])
+    lines = [f"- {s}\n" for s in skipped]
+    return (
+        "".join(["Skipped by --quick (the same run as one above):\n\n", *lines, "\n"])
+        if lines
+        else ""
+    )

@@ -1,4 +1,4 @@
-"""Rigid bodies in the rA formulation (FORMULATION.md section 1) and the ground."""
+"""Rigid bodies in the rA formulation (docs/FORMULATION.md section 1) and the ground."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ class RigidBody:
     orientation : initial Euler parameters [e0, e1, e2, e3] (unit) or a pyquaternion.Quaternion;
         it rotates body axes into global axes.
     velocity : initial centre-of-mass velocity, global frame, m/s.
-    angular_velocity : initial angular velocity in BODY axes (w' of FORMULATION.md), rad/s.
+    angular_velocity : initial angular velocity in BODY axes (w' of docs/FORMULATION.md), rad/s.
     """
 
     name: str

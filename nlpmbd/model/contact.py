@@ -1,12 +1,12 @@
 """Contact laws of a joint's gaps: how its gaps act on the bodies.
 
 A ContactLaw is one of two kinds. `HardContact` keeps the gaps as unilateral constraints of the
-step, the paper's complementarity Phi <= 0, lambda >= 0, lambda Phi = 0 (FORMULATION.md
+step, the paper's complementarity Phi <= 0, lambda >= 0, lambda Phi = 0 (docs/FORMULATION.md
 section 4). A `ForceLaw` takes the gaps out of the step's constraints and pushes the bodies
 apart with a force of the penetration instead (model/compliant.py has the standard one); a new
 force law is a ForceLaw subclass with two hooks, nothing in the engine changes.
 
-`HardContact` keeps the paper's unilateral constraint Phi <= 0 with lambda >= 0 (FORMULATION.md
+`HardContact` keeps the paper's unilateral constraint Phi <= 0 with lambda >= 0 (docs/FORMULATION.md
 section 4) and adds, per joint:
 
 - Coulomb friction in the tangent plane, exact (circular) cone. Each step solves the Tresca

@@ -7,7 +7,7 @@ with ordinary arithmetic and `casadi` functions (ca.sin, ca.norm_2, ...), e.g.
 The Force or Torque constructor traces it once too and evaluates it at t = 0 and the body's
 initial state: a function that fails, or is not finite there (math.sin of a CasADi symbol gives
 NaN), is rejected with InputError at once.
-Forces act at the start of each step (explicit, FORMULATION.md section 2).
+Forces act at the start of each step (explicit, docs/FORMULATION.md section 2).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class Force:
             )
 
     def generalized(self, t: ca.SX, state: BodyState) -> tuple[ca.SX, ca.SX]:
-        """(F global, tau' body frame) of FORMULATION.md section 2: tau' = s'~ A^T f."""
+        """(F global, tau' body frame) of docs/FORMULATION.md section 2: tau' = s'~ A^T f."""
         f = _value(f"{self.name}.value", self.value, t, state)
         A = state.rotation
         f_global = A @ f if self.frame == "body" else f

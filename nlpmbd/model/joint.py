@@ -3,7 +3,7 @@
 A joint emits scalar functions of the body poses: equalities Phi_eq(q, t) = 0 (ideal joints,
 driving constraints) and/or gaps Phi(q) <= 0 (clearance contacts, signed distances in metres,
 positive = penetration). The engine derives all Jacobians by automatic differentiation
-(FORMULATION.md section 3), so a joint never writes a derivative.
+(docs/FORMULATION.md section 3), so a joint never writes a derivative.
 
 A joint subclasses one of two abstract bases and must provide their hooks: `IdealJoint`
 (`eq_labels`, `equalities`) or `ContactJoint` (`gap_labels`, `gaps`, `contact_frames`); a

@@ -1,4 +1,4 @@
-"""The position update of the rA coordinates (FORMULATION.md sections 1 and 4), in one place.
+"""The position update of the rA coordinates (docs/FORMULATION.md sections 1 and 4), in one place.
 
 Per body, q = (r, p) with p the Euler parameters, and a velocity-space increment dx = (dr, dw')
 (translation, body-frame rotation vector). `advance` moves r by h dr and p by h/2 G(p)^T dw',

@@ -1,6 +1,6 @@
-"""The constant block-diagonal mass matrix M (6N, 6N) of the rA bodies (FORMULATION.md section 2),
-its inverse and its Cholesky factor, built from the bodies' 3x3 blocks m I and J': never a
-dense 6N factorisation or inverse."""
+"""The constant block-diagonal mass matrix M (6N, 6N) of the rA bodies (docs/FORMULATION.md
+section 2), its inverse and its Cholesky factor, built from the bodies' 3x3 blocks m I and J':
+never a dense 6N factorisation or inverse."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Euler-parameter kinematics (FORMULATION.md section 1, Haug / Nikravesh conventions).
+"""Euler-parameter kinematics (docs/FORMULATION.md section 1, Haug / Nikravesh conventions).
 
 p = [e0, e1, e2, e3]; A(p) maps body-frame vectors to the global frame; the body-frame angular
 velocity is w' = 2 G(p) p_dot and p_dot = 1/2 G(p)^T w' when p^T p = 1.  The functions work on

@@ -1,5 +1,5 @@
 """Spring-damper elements between two bodies (either may be GROUND), applied forces like Force
-and Torque: explicit, evaluated at the start of each step (FORMULATION.md section 2).
+and Torque: explicit, evaluated at the start of each step (docs/FORMULATION.md section 2).
 
 Each element gives `generalized(t, states)`: a list of (body, F global, tau' body frame).
 """

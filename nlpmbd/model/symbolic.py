@@ -1,4 +1,4 @@
-"""Symbolic ingredients of the equations of motion (FORMULATION.md sections 2-3).
+"""Symbolic ingredients of the equations of motion (docs/FORMULATION.md sections 2-3).
 
 `SymbolicModel.build(system)` traces the system once with CasADi SX symbols: mass matrix,
 gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD).
@@ -43,7 +43,7 @@ class SymbolicModel:
     M_inv: ca.DM  # its inverse, sparse, from the bodies' 3x3 blocks
     gravity: np.ndarray
     masses: np.ndarray
-    # Functions: names are the FORMULATION.md symbols
+    # Functions: names are the docs/FORMULATION.md symbols
     S: ca.Function  # (q, v) -> gyroscopic terms (6N)
     Q: ca.Function  # (t, q, v) -> applied generalised forces (6N)
     Phi: ca.Function  # (q) -> gaps (M)
@@ -257,7 +257,7 @@ def _report_function(
 
 def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any) -> ca.Function:
     """Translational constraint force of each joint on its child body (global, N):
-    -(dc/dr_child)^T mu summed over the joint's gaps and equalities (FORMULATION.md section 3).
+    -(dc/dr_child)^T mu summed over the joint's gaps and equalities (docs/FORMULATION.md section 3).
     A joint whose child is GROUND reports the force on its parent instead (the moving body)."""
     lam = ca.SX.sym("lam", Phi.shape[0])
     lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
@@ -283,7 +283,7 @@ def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any)
 def _curvature_function(Phi: ca.Function, q: Any, v: Any, t: Any = None) -> ca.Function:
     """Second derivative of the gaps along the position update with velocity v:
     d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
-    renormalises p (the update of FORMULATION.md section 4). h^2/2 times it is the second-order
+    renormalises p (the update of docs/FORMULATION.md section 4). h^2/2 times it is the second-order
     term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap.
     With `t`, Phi is Phi(q, t) and time moves with s too: (q, t, v) -> d^2/ds^2 Phi(U, t + s)."""
     s = ca.SX.sym("s")

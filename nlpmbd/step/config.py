@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 
 class Formulation(enum.StrEnum):
-    """How each step's NLP is written (FORMULATION.md sections 4 and 8).
+    """How each step's NLP is written (docs/FORMULATION.md sections 4 and 8).
 
     IMPLICIT: unknowns h and q_dot only; minimise K^T M^-1 K subject to the linearised
       constraints. Its KKT conditions are the equations of motion plus complementarity, and the

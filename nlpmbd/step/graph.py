@@ -3,7 +3,7 @@
 Implicit form: minimise c K^T M^-1 K - w_h s over x = (s, q_dot), K = M (v - vm) / h + S - Q_A
 [eq. 26], subject to the linearised rows of the StepKernel; its KKT conditions are the v-space
 equations of motion, with forces lambda = h^2 y / (2 c) from the rows' multipliers y
-(FORMULATION.md section 8). MPCC form: the paper's NLP [eq. 25], lambda explicit, the equations
+(docs/FORMULATION.md section 8). MPCC form: the paper's NLP [eq. 25], lambda explicit, the equations
 of motion as rows and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
 """
 
@@ -122,7 +122,7 @@ def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
 
 
 class _Terms:
-    """The symbolic quantities of one NLP, built in the order of FORMULATION.md section 4."""
+    """The symbolic quantities of one NLP, built in the order of docs/FORMULATION.md section 4."""
 
     def __init__(self, kernel: StepKernel, h_max: float, mpcc: bool) -> None:
         m = kernel.model
@@ -212,7 +212,7 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
     comp_parts = [T.lam * T.Phi_lin] if (nc and mpcc) else []
     if not mpcc:
         # KKT of the implicit form in v: (2c/h) K + h Phi_v^T y + h Phi_eq_v^T y_eq = 0 with y
-        # the rows' multipliers, so the forces are lambda = h^2 y / (2c) (FORMULATION.md 8)
+        # the rows' multipliers, so the forces are lambda = h^2 y / (2c) (docs/FORMULATION.md 8)
         y = ca.SX.sym("y", nc + nr)
         y_eq = ca.SX.sym("y_eq", ne)
         lam_gap = rs * h**2 * y[:nc] / (2 * c)

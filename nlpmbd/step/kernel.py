@@ -1,4 +1,4 @@
-"""The mathematics every step solver shares (FORMULATION.md section 4), written once.
+"""The mathematics every step solver shares (docs/FORMULATION.md section 4), written once.
 
 A step from (t, qm, vm) with step size h finds the new velocities v and enforces, linearised at
 qm [eqs. 23-24],

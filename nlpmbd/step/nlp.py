@@ -1,4 +1,4 @@
-"""The per-step NLP (FORMULATION.md section 4), built once per simulation and warm-started.
+"""The per-step NLP (docs/FORMULATION.md section 4), built once per simulation and warm-started.
 
 Parameters P (layout `p`): t_{n-1}, qm, vm, the second-order switch, the friction normal forces
 (frictional systems) and the applied constant force (compliant contacts). Unknowns x (layout

@@ -2,7 +2,7 @@
 fixed point of Coulomb friction, as one Function `attempt(t, q, v, h, use_curvature, applied,
 normal)`.
 
-With h fixed, the per-step NLP is a convex QP in the velocities (FORMULATION.md section 4),
+With h fixed, the per-step NLP is a convex QP in the velocities (docs/FORMULATION.md section 4),
 
     minimise 1/2 (v - v_free)^T M (v - v_free) + h sum_j g_j |D_j v|,   v_free = vm + h M^-1 (Q - S)
     subject to  Phi_v v <= -(Phi + T2) / h,   Phi_eq,v v = -(Phi_eq / h + Phi_eq,t),
