@@ -1,7 +1,7 @@
 """Independent reference for the crank-rocker with a frictional slider-in-slot joint of
 Wang Xiaojun, Wang Qi and Zhuang Fangfang (2013), "The numerical method for multibody system
 with frictional translational joints and driving constraints", Journal of Dynamics and Control
-(in Chinese), DOI 10.6052/1672-6553-2013-090 (seed copy: shared/seeds/wang_wang_zhuang_...txt).
+(in Chinese), DOI 10.6052/1672-6553-2013-090 ([R4] of docs/FORMULATION.md).
 
 What is here:
 

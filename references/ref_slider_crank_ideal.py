@@ -1,6 +1,6 @@
 """Independent reference for the slider-crank of Flores, Ambrosio, Claro and Lankarani (2008),
 "Translational joints with clearance in rigid multibody systems", ASME J. Comput. Nonlinear
-Dynam. 3(1), 011007 (the seed copy is shared/seeds/flores_et_al_2008_...txt).
+Dynam. 3(1), 011007 ([R3] of docs/FORMULATION.md).
 
 Two things live here:
 

@@ -4,8 +4,8 @@ This module re-implements, with numpy/scipy only (no ``nlpmbd`` import), the met
 
     P. Flores, R. Leine, C. Glocker, "Modeling and Analysis of Rigid Multibody Systems with
     Translational Clearance Joints Based on the Nonsmooth Dynamics Approach"
-    (plain-text copy: /work/shared/seeds/flores_leine_glocker_translational_clearance_lcp.txt,
-    referred to below as "the paper"; equation numbers are the paper's).
+    ([R2] of docs/FORMULATION.md, referred to below as "the paper"; equation numbers are the
+    paper's).
 
 Model (paper section "Demonstrative Application to a Slider-Crank Mechanism")
 -----------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Parameters and an independent reference for the two examples of Zheng and Wang, "A methodology
 for modeling and simulating frictional translational joint with a flexible slider and clearance
-in multibody systems" (Beihang University; seed copy shared/seeds/zheng_wang_flexible_slider_
-clearance.txt; a journal version appeared in Mechanism and Machine Theory, 2019, 103603).
+in multibody systems" (Beihang University; [R5] of docs/FORMULATION.md).
 
 The paper meshes the slider with finite elements. nlpmbd treats the slider as a RIGID body, so
 this module keeps every number of the paper (the finite-element ones too, marked "FE only") and

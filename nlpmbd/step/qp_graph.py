@@ -173,7 +173,7 @@ def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
 class _Rows:
     """The QP's rows at h in m/s, in the order of its multipliers: the linearised equalities,
     the gap rows (off for `released` contacts), with restitution Newton's rows on the impact
-    set (off elsewhere), with friction the facet rows a_k . (T_j D_j v) - z_j <= 0."""
+    set (off elsewhere), with friction the rows of the slip split into p - n (step/qp_friction.py)."""
 
     def __init__(
         self, k: StepKernel, args: list, phi: Any, released: Any, dirs: Any = None
