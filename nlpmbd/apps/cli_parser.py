@@ -153,6 +153,12 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument("--out", help="output directory (default: results/CASE)")
     run.add_argument("--resume", metavar="DIR", help="continue the interrupted run saved in DIR")
     run.add_argument("--overlay", metavar="DIR", help="a saved result drawn dashed")
+    _pairs_flag(
+        run,
+        "--compare",
+        "run the case again with this parameter changed (repeatable), e.g. joint=ideal, into "
+        "OUT-VALUE, and draw it as the overlay with difference panels",
+    )
     run.add_argument(
         "--force",
         action="store_true",

@@ -101,6 +101,8 @@ def read_overlay(path: str | None, bodies: list[str], joints: list[str]) -> tupl
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.compare and (args.overlay is not None or args.resume is not None):
+        raise InputError("--compare cannot be combined with --overlay or --resume")
     partial = None
     if args.resume is not None:
         case, system, params, options, partial = _resumed(args)
@@ -113,8 +115,44 @@ def cmd_run(args: argparse.Namespace) -> int:
     names = [b.name for b in system.bodies], [j.name for j in system.joints]
     overlay = read_overlay(args.overlay, *names)  # read before the run: a bad path fails fast
     prepare_output(out, flag)
+    if args.compare:
+        overlay = _compared(args, case, options, out)
     with OutputLock(out, flag):
         return _simulate_into(args, case, system, params, options, partial, out, overlay)
+
+
+def _applicable(case: Any, given: dict[str, str]) -> dict[str, str]:
+    """`given` without the parameters that the changed values make inapplicable (e.g. the
+    clearance of a run compared with joint=ideal)."""
+    by_name = {p.name: p for p in case.parameters}
+    defaults = {p.name: p.default for p in case.parameters}
+
+    def value(name: str) -> Any:
+        return by_name[name].parse(given[name]) if name in given else defaults.get(name)
+
+    return {
+        k: v
+        for k, v in given.items()
+        if k not in by_name or all(value(o) in ok for o, ok in by_name[k].applies.items())
+    }
+
+
+def _compared(args: argparse.Namespace, case: Any, options: Any, out: Path) -> tuple[Any, str]:
+    """`--compare KEY=VALUE`: the case run first with those parameters changed, same options,
+    into OUT-VALUE (no figures); its result and label as the overlay of the run proper."""
+    changes = pairs(args.compare, "--compare")
+    system, params = case.build(_applicable(case, {**pairs(args.set, "--set"), **changes}))
+    label = "-".join(str(v) for v in changes.values())
+    where = out.with_name(f"{out.name}-{label}")
+    prepare_output(where, "--compare")
+    quiet = argparse.Namespace(**{**vars(args), "no_plot": True, "quiet": True})
+    with OutputLock(where, "--compare"):
+        code = _simulate_into(quiet, case, system, params, options, None, where, (None, ""))
+    if code != EXIT_OK:
+        raise InputError(f"--compare: the run with {', '.join(args.compare)} failed ({where})")
+    if not args.quiet:
+        print(f"{case.name} with {', '.join(args.compare)}: results in {where}")
+    return SimulationResult.load(where), label
 
 
 def _simulate_into(
