@@ -1,5 +1,5 @@
 """Command line: `nlpmbd list`, `run CASE|FILE.toml`, `study NAME`, `bench`, `plot DIR`,
-`export DIR`, `new [FILE]`.
+`export DIR`, `animate DIR`, `new [FILE]`.
 
 Exit codes (apps/exit_codes.py): 0 success, 2 bad input (one-line message), 3 solver failure,
 4 results could not be written, 130 interrupted (Ctrl-C or SIGTERM). After a solver failure or
@@ -121,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import cli_new
 
             return cli_new.run(args)
+        if args.command == "animate":
+            from .cli_animate import run as animate
+
+            return animate(args)
         if args.command == "export":
             from . import cli_export
 

@@ -133,6 +133,11 @@ def parser() -> Parser:
     from .cli_export import add_arguments as add_export_arguments
 
     add_export_arguments(export)
+    from . import cli_animate
+
+    cli_animate.add_arguments(
+        sub.add_parser("animate", help="a saved result as a self-contained 3-D HTML page")
+    )
     new = sub.add_parser("new", help="write a commented template model file (TOML)")
     from .cli_new import add_arguments as add_new_arguments
 

@@ -76,7 +76,10 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Any, dict, Any, SimulationR
             f"--resume: {short_repr(args.resume)} holds a run of case "
             f"{short_repr(partial.meta.get('case'))}, not {short_repr(case.name)}"
         )
-    system, params = case.build(partial.meta.get("parameters", {}))
+    saved = partial.meta.get("parameters", {})
+    defaults = {p.name: p.default for p in case.parameters}
+    # only the values the run changed: a default of an inapplicable parameter is refused
+    system, params = case.build({k: v for k, v in saved.items() if defaults.get(k, v) != v})
     stored = SimulationOptions.from_dict(partial.meta.get("options", {}))
     options = stored.replace(**given_options(args, RESUMABLE_GROUPS))
     return case, system, params, options, partial
