@@ -220,6 +220,8 @@ def _report(
             )
             return EXIT_WRITE
     out = writer.out
+    if args.compare and not args.no_plot and failure is None:
+        _animate(out, out.with_name(f"{out.name}-{overlay[1]}"))
     if failure is not None and result is not None and result.meta.get("message") == "interrupted":
         print(
             f"nlpmbd: interrupted at t = {result.t[-1]:.6g} s; partial results in {out}; "
@@ -233,6 +235,22 @@ def _report(
     if not args.quiet and result is not None:
         print_summary(result, out)
     return EXIT_OK
+
+
+def _animate(out: Path, compared: Path) -> None:
+    """A --compare run's animation, DIR/animation.html with the compared run as its ghost,
+    where the optional viewer package is installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("meshcat") is None:
+        print("nlpmbd: no animation: pip install 'nlpmbd[animate]'", file=sys.stderr)
+        return
+    from .cli_animate import run as animate
+
+    keys = ("out", "magnify", "fps", "speed")
+    animate(
+        argparse.Namespace(dir=str(out), overlay=str(compared), gif=False, **dict.fromkeys(keys))
+    )
 
 
 def print_summary(result: SimulationResult, out: Path) -> None:
