@@ -17,7 +17,8 @@ EPS_FRACTION = 1e-3
 
 
 class CylindricalClearance(ContactJoint):
-    """A pin (child) free to slide and turn in a hole (parent) of larger radius; frictionless.
+    """A pin (child) free to slide and turn in a hole (parent) of larger radius; frictionless
+    unless its contact law says otherwise.
 
     Geometry, global at t = 0 (m): both axes pass through `center` along unit `axis` (the joint
     starts centred). The shorter part has axial length `length`; `ends_on` names it ("pin" or
@@ -34,7 +35,7 @@ class CylindricalClearance(ContactJoint):
 
     Phi_x = 0 exactly when |d_x| = c and its gradient vanishes at d_x = 0. It differs from
     |d_x| - c by at most eps, at d_x = 0 (Phi = -0.9990005 c at the centred start), and by less
-    than 1e-6 c for |d_x| >= c/2. Negative = open, positive = penetration (FORMULATION.md 3).
+    than 1e-6 c for |d_x| >= c/2. Negative = open, positive = penetration (docs/FORMULATION.md 3).
 
     Contact frames (reporting, [eq. 37] restated): n is the unit vector from the hole's axis
     towards the pin's axis at that end, n = d/|d| if ends_on == "pin", n = -d/|d| if
@@ -101,6 +102,25 @@ class CylindricalClearance(ContactJoint):
         return out
 
     # --- Joint hooks -------------------------------------------------------------------------
+    def describe(self) -> dict:
+        """What the journal-orbit figures need (nlpmbd/plots/clearance_data.py): the bodies, c,
+        the radial gaps' end points (in the ends body) and the axis line (in the line body)."""
+        labels = self.gap_labels[: len(self.s_ends)]
+        vectors = {**dict(zip(labels, self.s_ends, strict=True)), "ref": self.s_line}
+        vectors["axis"] = self.u_line
+        return {
+            "clearance_kind": "pin",
+            "clearance": float(self.clearance),
+            "outer": self.parent.name,
+            "inner": self.child.name,
+            "points": ",".join(labels),
+            "points_on": "inner" if self.ends_on == "pin" else "outer",
+            "length": float(self.length),
+            "pin_radius": float(self.pin_radius),
+            "hole_radius": float(self.hole_radius),
+            **{f"{k}_{c}": float(v[i]) for k, v in vectors.items() for i, c in enumerate("xyz")},
+        }
+
     @property
     def gap_labels(self):
         return ("end1", "end2")

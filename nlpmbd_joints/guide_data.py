@@ -1,7 +1,8 @@
 """The motion of a slider in a planar guide (PlanarPrismaticClearance), from a result: crank
 angle, the slider's corners and their dimensionless path in the clearance, Poincare points once
-per crank turn, the guide's contact forces. Used by the figures (guide_figures.py) and by the
-tests and benchmarks that compare with the source papers.
+per crank turn, the guide's contact forces; measured in the guide's own frame (guide_frame.py),
+which may move with the body that carries the guide. Used by the figures (guide_figures.py)
+and by the tests and benchmarks that compare with the source papers.
 
 Time convention of the force histories (lam, lam_eq, friction_force, compliant_force and the
 driving load): row k >= 1 is the force of the step from t[k-1] to t[k], evaluated at the start
@@ -19,6 +20,7 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
 
+from .guide_frame import GuideFrame
 from .planar_prismatic_clearance import CORNER_SIGNS
 
 #: Corner order of `slider_corners`: body-frame (sign_x * half_length, sign_y * half_width, 0),
@@ -62,23 +64,18 @@ def permanent_contact_angle(r: SimulationResult, clearance: float) -> float:
 
 
 def slider_corners(
-    result: SimulationResult, slider: str, half_length: float, half_width: float
+    result: SimulationResult,
+    slider: str,
+    half_length: float,
+    half_width: float,
+    frame: GuideFrame | None = None,
 ) -> np.ndarray:
-    """(n+1, 4, 3) global positions of the slider's corners, body-frame
-    (+-half_length, +-half_width, 0) about its centre of mass, in the order of `CORNERS`."""
-    q = result.body_q(slider)
-    r, e0, e = q[:, 0:3], q[:, 3], q[:, 4:7]
-    out = np.empty((q.shape[0], len(CORNERS), 3))
-    for k, (_, sx, sy) in enumerate(CORNERS):
-        s = np.array([sx * half_length, sy * half_width, 0.0])
-        # A(p) s = (2 e0^2 - 1) s + 2 (e (e . s) + e0 (e x s))
-        rotated = (
-            (2.0 * e0**2 - 1.0)[:, None] * s
-            + 2.0 * e * (e @ s)[:, None]
-            + 2.0 * e0[:, None] * np.cross(e, s)
-        )
-        out[:, k, :] = r + rotated
-    return out
+    """(n+1, 4, 3) global positions of the slider's corners, (+-half_length, +-half_width) from
+    its centre along its own axis and across direction (`frame`; default: body-frame
+    (+-half_length, +-half_width, 0) about its centre of mass), in the order of `CORNERS`."""
+    frame = frame or GuideFrame()
+    local = np.array([(sx * half_length, sy * half_width) for _, sx, sy in CORNERS])
+    return frame.slider_points(result, slider, local)
 
 
 def dimensionless_corners(
@@ -90,35 +87,58 @@ def dimensionless_corners(
     half_length: float,
     stroke: tuple[float, float],
     guide_center_y: float = 0.0,
+    frame: GuideFrame | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(X, Y), each (n+1, 4) in the order of `CORNERS`: X = (x - x_min) / (x_max - x_min) along
-    the stroke, Y = (y - guide_center_y - sign half_width) / clearance with sign = +1 for the
-    upper and -1 for the lower corners. Y = +1: an upper corner on the upper guide surface;
-    Y = -1: a lower corner on the lower surface; Y = 0: the corner's centred position."""
+    """(X, Y), each (n+1, 4) in the order of `CORNERS`, in the guide's frame (default: fixed
+    along X with its mid-line at y = guide_center_y): with x along the guide's axis and y across
+    it from its mid-line, X = (x - x_min) / (x_max - x_min) along the stroke, Y = (y - sign
+    half_width) / clearance with sign = +1 for the upper and -1 for the lower corners. Y = +1:
+    an upper corner on the upper guide surface; Y = -1: a lower corner on the lower surface;
+    Y = 0: the corner's centred position."""
     check_positive("clearance", clearance)
     check_positive("half_width", half_width)
     check_positive("half_length", half_length)
     x_min, x_max = (float(s) for s in stroke)
     if not (np.isfinite(x_min) and np.isfinite(x_max) and x_max > x_min):
         raise InputError(f"stroke must be (x_min, x_max) with x_max > x_min, got {stroke!r}")
-    corners = slider_corners(result, slider, half_length, half_width)
+    frame = frame or GuideFrame.fixed(guide_center_y)
+    corners = slider_corners(result, slider, half_length, half_width, frame)
+    along, across = frame.coordinates(result, corners)
     sign = np.array([sy for _, _, sy in CORNERS])
-    X = (corners[:, :, 0] - x_min) / (x_max - x_min)
-    Y = (corners[:, :, 1] - guide_center_y - sign * half_width) / clearance
-    return X, Y
+    return (along - x_min) / (x_max - x_min), (across - sign * half_width) / clearance
+
+
+def turning_angle(result: SimulationResult, crank: str = "crank") -> np.ndarray | None:
+    """The crank angle (`crank_angle`, rad) in the direction of its net rotation when the crank
+    turns one way throughout (steps back by less than 1e-6 rad allowed), else None (a crank
+    that swings back and forth, or no body `crank`)."""
+    try:
+        angle = crank_angle(result, crank)
+    except InputError:
+        return None
+    if angle.size and angle[-1] < 0:
+        angle = -angle
+    return angle if np.all(np.diff(angle) >= -1e-6) else None
 
 
 def poincare_points(
-    result: SimulationResult, slider: str = "slider", crank: str = "crank"
+    result: SimulationResult,
+    slider: str = "slider",
+    crank: str = "crank",
+    frame: GuideFrame | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(t, y, dy/dt) of the slider's centre of mass each time the crank angle (`crank_angle`, in
-    the direction of the crank's net rotation) first reaches 2 pi k, k = 1, 2, ...: one point
-    per completed revolution, linearly interpolated between the two time points around the
-    crossing (the crossing time itself from the linear interpolation of the angle)."""
+    """(t, y, dy/dt) of the slider's centre across the guide (`frame`; default: global y and
+    its rate) each time the crank angle (`crank_angle`, in the direction of the crank's net
+    rotation) first reaches 2 pi k, k = 1, 2, ...: one point per completed revolution, linearly
+    interpolated between the two time points around the crossing (the crossing time itself from
+    the linear interpolation of the angle)."""
+    frame = frame or GuideFrame.fixed(0.0)
     angle = crank_angle(result, crank)
     if angle.size and angle[-1] < 0:
         angle = -angle
-    q, v = result.body_q(slider), result.body_v(slider)
+    centre = frame.slider_points(result, slider, np.zeros((1, 2)))
+    y = frame.coordinates(result, centre)[1][:, 0]
+    vy = frame.slider_velocity(result, slider)[1]
     turns = int(np.floor(angle.max() / (2 * np.pi))) if angle.size else 0
     ts, ys, vs = [], [], []
     for k in range(1, turns + 1):
@@ -127,16 +147,20 @@ def poincare_points(
         a0, a1 = angle[i - 1], angle[i]
         s = (target - a0) / (a1 - a0)
         ts.append(result.t[i - 1] + s * (result.t[i] - result.t[i - 1]))
-        ys.append(q[i - 1, 1] + s * (q[i, 1] - q[i - 1, 1]))
-        vs.append(v[i - 1, 1] + s * (v[i, 1] - v[i - 1, 1]))
+        ys.append(y[i - 1] + s * (y[i] - y[i - 1]))
+        vs.append(vy[i - 1] + s * (vy[i] - vy[i - 1]))
     return np.array(ts), np.array(ys), np.array(vs)
 
 
 def guide_forces(
-    result: SimulationResult, joint: str = "guide", axis: ArrayLike = (1.0, 0.0, 0.0)
+    result: SimulationResult,
+    joint: str = "guide",
+    axis: ArrayLike = (1.0, 0.0, 0.0),
+    frame: GuideFrame | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(normal, friction), each (n+1,): the joint's total contact normal force (N) and its total
-    friction force along the unit guide `axis` (N, global; for a guide fixed to the ground).
+    friction force along the guide's current axis (`frame`, which may move), or without a frame
+    along the fixed global unit `axis` (N).
 
     Hard contacts (labels "<joint>.*" in contact_labels): normal = sum of lam, friction = sum of
     friction_force . axis. Compliant contacts (compliant_labels): their force holds normal and
@@ -146,16 +170,20 @@ def guide_forces(
     u = np.asarray(axis, dtype=float)
     if u.shape != (3,) or not np.isfinite(u).all() or np.linalg.norm(u) == 0:
         raise InputError(f"axis must be a nonzero 3-vector, got {axis!r}")
-    u = u / np.linalg.norm(u)
+    u = (
+        frame.axis_global(result)
+        if frame
+        else np.broadcast_to(u / np.linalg.norm(u), (len(result.t), 3))
+    )
     hard = joint_columns(result.meta.get("contact_labels", []), joint)
     soft = joint_columns(result.meta.get("compliant_labels", []), joint)
     if not hard and not soft:
         raise InputError(f"joint {joint!r} has no contacts in this result")
     normal = result.lam[:, hard].sum(axis=1)
-    friction = (result.friction_force[:, hard, :] @ u).sum(axis=1)
+    friction = np.einsum("nki,ni->n", result.friction_force[:, hard, :], u)
     f = result.compliant_force[:, soft, :]
-    along = f @ u
-    normal = normal + np.linalg.norm(f - along[..., None] * u, axis=2).sum(axis=1)
+    along = np.einsum("nki,ni->nk", f, u)
+    normal = normal + np.linalg.norm(f - along[..., None] * u[:, None, :], axis=2).sum(axis=1)
     friction = friction + along.sum(axis=1)
     return normal, friction
 

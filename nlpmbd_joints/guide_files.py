@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
 
+from .guide_data import poincare_points
 from .guide_figures import (
     FIGURE_NAMES,
     Results,
@@ -23,6 +24,10 @@ from .guide_figures import (
     slider_motion_figure,
     slider_path_figure,
 )
+from .guide_frame import GuideFrame
+
+#: The Poincare map is written when some result completes at least this many crank turns.
+MIN_POINCARE_POINTS = 10
 
 
 def save_mechanism_figures(
@@ -39,26 +44,31 @@ def save_mechanism_figures(
     stroke: tuple[float, float] | None = None,
     guide_center_y: float = 0.0,
     axis: ArrayLike = (1.0, 0.0, 0.0),
+    frame: GuideFrame | None = None,
+    min_poincare_points: int = MIN_POINCARE_POINTS,
     dpi: int = 120,
 ) -> list[Path]:
     """Write the figures that apply as DIR/<name>.png (names in `FIGURE_NAMES` order) and return
-    their paths. Skipped: those whose data is missing (no clearance or slider size, no completed
-    crank turn, no drive, no contacts at `joint`, missing bodies)."""
+    their paths. `frame` is the guide's frame (default: fixed along the global `axis`, mid-line
+    at y = guide_center_y). Skipped: those whose data is missing (no clearance or slider size,
+    no drive, no contacts at `joint`, missing bodies) and the Poincare map when no result has
+    `min_poincare_points` crank turns (a map of a few points shows nothing)."""
     from functools import partial
 
     out = Path(directory)
-    guide: dict[str, Any] = {"clearance": clearance, "guide_center_y": guide_center_y}
+    frame = frame or GuideFrame.fixed(guide_center_y, axis)
     sizes: dict[str, Any] = {"half_width": half_width, "half_length": half_length, "stroke": stroke}
+    guide: dict[str, Any] = {"clearance": clearance, "frame": frame}
     makers = {
         "slider_path": None
         if None in (clearance, half_width, half_length)
         else partial(slider_path_figure, results, slider, **guide, **sizes),
         "poincare": None
-        if clearance is None
+        if clearance is None or _turns(results, slider, crank, frame) < min_poincare_points
         else partial(poincare_figure, results, slider, crank, **guide),
         "crank_moment": partial(crank_moment_figure, results, drive, crank),
-        "contact_forces": partial(contact_forces_figure, results, joint, crank, axis),
-        "slider_motion": partial(slider_motion_figure, results, slider),
+        "contact_forces": partial(contact_forces_figure, results, joint, crank, axis, frame),
+        "slider_motion": partial(slider_motion_figure, results, slider, frame),
     }
     paths: list[Path] = []
     for name in FIGURE_NAMES:
@@ -77,10 +87,20 @@ def save_mechanism_figures(
     return paths
 
 
+def _turns(results: Results, slider: str, crank: str, frame: GuideFrame) -> int:
+    """The most Poincare points of any result (0 when the bodies are missing)."""
+    pairs = [("", results)] if isinstance(results, SimulationResult) else list(results)
+    try:
+        return max((poincare_points(r, slider, crank, frame)[0].size for _, r in pairs), default=0)
+    except InputError:
+        return 0
+
+
 def save_joint_figures(
     result: SimulationResult, directory: str | os.PathLike, joint: str, geometry: dict, dpi: int
 ) -> list[Path]:
-    """The figures of one planar guide (PlanarPrismaticClearance.describe() is `geometry`)."""
+    """The figures of one planar guide (PlanarPrismaticClearance.describe() is `geometry`), in
+    the guide's own frame."""
     return save_mechanism_figures(
         result,
         directory,
@@ -89,6 +109,6 @@ def save_joint_figures(
         clearance=float(geometry["clearance"]),
         half_width=float(geometry["half_width"]),
         half_length=float(geometry["half_length"]),
-        guide_center_y=float(geometry.get("center_y", 0.0)),
+        frame=GuideFrame.from_geometry(geometry),
         dpi=dpi,
     )

@@ -70,13 +70,27 @@ class PlanarPrismaticClearance(ContactJoint):
         }
 
     def describe(self) -> dict:
+        """What the guide figures need (guide_frame.GuideFrame.from_geometry): the bodies, c,
+        the slider's size, the guide's origin, axis u and across direction w in the guide's
+        axes, and the slider's centre, axis and across direction in its own axes."""
+        c = self.corners
+        vectors = {
+            "origin": self.origin,
+            "axis": np.cross(self.w, self.plane),  # u = w x n, in the guide's axes
+            "across": self.w,
+            "slider_center": 0.25 * sum(c.values()),
+            "slider_axis": (c["front_upper"] - c["back_upper"]) / (2 * self.half_length),
+            "slider_across": (c["front_upper"] - c["front_lower"]) / (2 * self.half_width),
+        }
         return {
             "figures": "planar_guide",  # drawn by guide_files.save_joint_figures
             "slider": self.child.name,
-            "clearance": self.clearance,
-            "half_width": self.half_width,
-            "half_length": self.half_length,
+            "guide": self.parent.name,
+            "clearance": float(self.clearance),
+            "half_width": float(self.half_width),
+            "half_length": float(self.half_length),
             "center_y": float(self.center[1]),
+            **{f"{k}_{x}": float(v[i]) for k, v in vectors.items() for i, x in enumerate("xyz")},
         }
 
     @property

@@ -1,4 +1,5 @@
-"""Unilateral contact of body points with a fixed plane (frictionless, perfectly inelastic)."""
+"""Unilateral contact of body points with a fixed plane (frictionless and perfectly inelastic
+unless its contact law says otherwise)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class PlaneContact(ContactJoint):
     Geometry: `points` are body-frame offsets s'_j from the centre of mass (m); the plane passes
     through the global point `plane_point` with unit `normal` pointing to the allowed side.
     One gap per point, Phi_j = -(r + A s'_j - plane_point) . normal (m): negative while the
-    point is above the plane, positive = penetration (FORMULATION.md section 3 convention).
+    point is above the plane, positive = penetration (docs/FORMULATION.md section 3 convention).
     The contact force lambda_j >= 0 acts along `normal` at the point. The points must be
     distinct: two contacts at one point would give redundant gaps.
     """

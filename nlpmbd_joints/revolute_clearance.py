@@ -65,6 +65,10 @@ class RevoluteClearance(CylindricalClearance):
         S1, S2 = (L.point(s) for s in self.s_stops)
         return (ca.dot(S1 - P1, u), ca.dot(P2 - S2, u)), (P1, P2), u
 
+    def describe(self) -> dict:
+        """CylindricalClearance's description plus the total axial play c_a (m)."""
+        return {**super().describe(), "axial_play": float(self.axial_play)}
+
     @property
     def gap_labels(self):
         stops = ("stop1", "stop2") if self.axial_play > 0 else ()

@@ -62,6 +62,22 @@ class SphericalClearance(ContactJoint):
         d = B - poses[self.parent].point(self.s_socket)
         return B, d, ca.sqrt(ca.dot(d, d) + self.eps**2)
 
+    def describe(self) -> dict:
+        """What the orbit figures need (nlpmbd/plots/clearance_data.py): the bodies, c, the
+        ball's centre (in the ball body) and the socket's (in the socket body)."""
+        vectors = {"ball": self.s_ball, "ref": self.s_socket}
+        return {
+            "clearance_kind": "ball",
+            "clearance": float(self.clearance),
+            "outer": self.parent.name,
+            "inner": self.child.name,
+            "points": "ball",
+            "points_on": "inner",
+            "ball_radius": float(self.ball_radius),
+            "socket_radius": float(self.socket_radius),
+            **{f"{k}_{c}": float(v[i]) for k, v in vectors.items() for i, c in enumerate("xyz")},
+        }
+
     @property
     def gap_labels(self):
         return ("ball",)

@@ -209,13 +209,17 @@ def test_slider_acceleration_at_step_midpoints() -> None:
 def test_save_writes_pngs_and_skips_missing_data(tmp_path: Path) -> None:
     kw = dict(clearance=CLEARANCE, half_width=HALF_W, half_length=HALF_L, stroke=STROKE)
     names = ["slider_path", "poincare", "crank_moment", "contact_forces", "slider_motion"]
-    paths = save_mechanism_figures([("0.5 mm", synthetic())], tmp_path / "all", dpi=50, **kw)
+    few = save_mechanism_figures([("0.5 mm", synthetic())], tmp_path / "few", dpi=50, **kw)
+    assert [p.stem for p in few] == [n for n in names if n != "poincare"]  # 3 turns: < 10
+    paths = save_mechanism_figures(
+        [("0.5 mm", synthetic())], tmp_path / "all", dpi=50, min_poincare_points=3, **kw
+    )
     assert paths == [tmp_path / "all" / f"{name}.png" for name in names]
     for p in paths:
         data = p.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 1000, p
     bare = synthetic(drive=False, contacts=False)
-    paths = save_mechanism_figures(bare, tmp_path / "bare", dpi=50, **kw)
+    paths = save_mechanism_figures(bare, tmp_path / "bare", dpi=50, min_poincare_points=1, **kw)
     assert [p.stem for p in paths] == ["slider_path", "poincare", "slider_motion"]
     assert sorted(p.name for p in (tmp_path / "bare").iterdir()) == sorted(p.name for p in paths)
     assert [p.stem for p in save_mechanism_figures(bare, tmp_path / "min", dpi=50)] == [

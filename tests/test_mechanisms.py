@@ -138,4 +138,6 @@ def test_clearance_sweep_moment_peaks_shrink_towards_the_ideal_joint(guide, tmp_
     t, y, _ = poincare_points(runs[0][1])
     assert t.size == 1
     paths = save_mechanism_figures(runs, tmp_path, clearance=0.5e-3)
+    assert not any(p.name == "poincare.png" for p in paths)  # one point: no map by default
+    paths = save_mechanism_figures(runs, tmp_path, clearance=0.5e-3, min_poincare_points=1)
     assert any(p.name == "poincare.png" for p in paths)

@@ -15,7 +15,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.plots.figures import plot_result
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-STANDARD = ["positions", "velocities", "step_size", "residuals", "energy"]
+STANDARD = ["positions", "velocities", "orientation", "step_size", "residuals", "energy"]
 CONTACTS = ["joint_forces", "contacts", "contact_points"]
 
 
@@ -98,7 +98,7 @@ def test_missing_metadata_and_constant_step(tmp_path: Path) -> None:
 
 def test_other_format_and_bad_arguments(tmp_path: Path) -> None:
     paths = plot_result(synthetic(), tmp_path, fmt="svg")
-    assert [p.suffix for p in paths] == [".svg"] * 8
+    assert [p.suffix for p in paths] == [".svg"] * 9
     with pytest.raises(InputError, match="format"):
         plot_result(synthetic(), tmp_path / "x", fmt="nope")
     with pytest.raises(InputError, match="dpi"):
@@ -125,4 +125,4 @@ def test_overlay_of_ideal_under_clearance_run(tmp_path: Path) -> None:
     ideal = simulate(case.build({})[0], opts, meta={"parameters": {"joint": "ideal"}})
     loose = simulate(case.build({"joint": "clearance"})[0], opts)
     paths = plot_result(loose, tmp_path, overlay=ideal, overlay_label="ideal")
-    assert_pngs(paths, tmp_path, STANDARD + CONTACTS)
+    assert_pngs(paths, tmp_path, STANDARD + CONTACTS + ["clearance_pin"])

@@ -1,4 +1,5 @@
-"""Figures of studies: several runs on shared time axes (matplotlib imported lazily)."""
+"""Figures of studies: several runs on shared time axes (matplotlib imported lazily). Log panels
+are floored at 1e-12 of their largest value (smaller values are drawn at the floor, noted)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from .scales import log_floor, note
 
 
 @dataclass
@@ -39,8 +42,9 @@ def save_panels(
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(panels), 1, sharex=share, squeeze=False)[:, 0]
     for ax, panel in zip(axes, panels, strict=True):
+        floor = _floor(panel)
         for c in panel.curves:
-            y = np.maximum(c.y, 1e-18) if panel.log else c.y
+            y = np.maximum(c.y, floor) if panel.log else c.y
             ax.plot(
                 c.x,
                 y,
@@ -50,6 +54,8 @@ def save_panels(
             )
         if panel.log:
             ax.set_yscale("log")
+            if any(np.any(np.asarray(c.y) < floor) for c in panel.curves):
+                note(ax, f"values below {floor:.0e} drawn at {floor:.0e}", y=0.92)
         if panel.logx:
             ax.set_xscale("log")
         ax.set_ylabel(panel.ylabel)
@@ -65,3 +71,9 @@ def save_panels(
     fig.savefig(out, dpi=dpi)
     fig.clear()
     return out
+
+
+def _floor(panel: Panel) -> float:
+    """Floor of a log panel: 1e-12 of the largest value of its curves (scales.log_floor)."""
+    values = [np.ravel(np.asarray(c.y, dtype=float)) for c in panel.curves]
+    return log_floor(np.concatenate(values)) if values else 1.0

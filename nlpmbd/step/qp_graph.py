@@ -173,8 +173,7 @@ def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
 class _Rows:
     """The QP's rows at h in m/s, in the order of its multipliers: the linearised equalities,
     the gap rows (off for `released` contacts), with restitution Newton's rows on the impact
-    set (off elsewhere), with friction the rows of the slip split into p - n
-    (step/qp_friction.py)."""
+    set (off elsewhere), with friction the slip split rows p - n (step/qp_friction.py)."""
 
     def __init__(
         self, k: StepKernel, args: list, phi: Any, released: Any, dirs: Any = None

@@ -44,7 +44,8 @@ def _cs_figures(p: Mapping[str, Any], ok: list, dev: dict, style: dict, out: Pat
         Curve(s.label, r.t, dev[s.label], style[s.label]) for s, r in loose if s.label in dev
     ]
     forces = [
-        Curve(s.label, r.t, np.linalg.norm(r.force_of("pin"), axis=1), style[s.label])
+        # row 0 of a force is 0 by definition (no step yet): not drawn
+        Curve(s.label, r.t[1:], np.linalg.norm(r.force_of("pin")[1:], axis=1), style[s.label])
         for s, r in ok
     ]
     save_panels(
