@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .scales import log_floor, note
+from .scales import log_floor, min_span, note, relative_span
 
 
 @dataclass
@@ -28,6 +28,9 @@ class Panel:
     log: bool = False
     xlabel: str = "time t (s)"
     logx: bool = False
+    #: smallest y span of a linear panel (default: 1e-6 of the figure's largest |y|, so that
+    #: rounding noise, e.g. a planar mechanism's out-of-plane force, draws as a flat line)
+    min_span: float | None = None
 
 
 def save_panels(
@@ -41,6 +44,7 @@ def save_panels(
     fig = Figure(figsize=(9.0, 1.2 + 2.6 * len(panels)))
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(panels), 1, sharex=share, squeeze=False)[:, 0]
+    span = relative_span([np.asarray(c.y, float) for p in panels for c in p.curves])
     for ax, panel in zip(axes, panels, strict=True):
         floor = _floor(panel)
         for c in panel.curves:
@@ -56,6 +60,8 @@ def save_panels(
             ax.set_yscale("log")
             if any(np.any(np.asarray(c.y) < floor) for c in panel.curves):
                 note(ax, f"values below {floor:.0e} drawn at {floor:.0e}", y=0.92)
+        else:
+            min_span(ax, span if panel.min_span is None else panel.min_span)
         if panel.logx:
             ax.set_xscale("log")
         ax.set_ylabel(panel.ylabel)

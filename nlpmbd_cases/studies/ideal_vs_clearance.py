@@ -45,9 +45,14 @@ def _ivc_specs(p: Mapping[str, Any]) -> list[RunSpec]:
 
 
 def _ivc_figures(ok: list, style: dict, out: Path) -> None:
-    def panels(values, ylabels, log=False):
+    def panels(values, ylabels, log=False, first=0):
+        # first = 1 for forces: their row 0 is 0 by definition (no step yet), not a force
         return [
-            Panel(yl, [Curve(s.label, r.t, f(r), style[s.label]) for s, r in ok], log=log)
+            Panel(
+                yl,
+                [Curve(s.label, r.t[first:], f(r)[first:], style[s.label]) for s, r in ok],
+                log=log,
+            )
             for f, yl in zip(values, ylabels, strict=True)
         ]
 
@@ -80,6 +85,7 @@ def _ivc_figures(ok: list, style: dict, out: Path) -> None:
         panels(
             [lambda r, i=i: r.force_of("pin")[:, i] for i in range(3)],
             ["CF-x (N)", "CF-y (N)", "CF-z (N)"],
+            first=1,
         ),
     )
     save_panels(
