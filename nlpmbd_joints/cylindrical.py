@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import casadi as ca
-from numpy.typing import ArrayLike
 
-from nlpmbd.model.bodies import Body
-
-from .frames import AxisFrame, FramedJoint
+from .frames import AxisJoint
 
 
-class CylindricalJoint(FramedJoint):
+class CylindricalJoint(AxisJoint):
     """Sliding pin: the child may rotate about and translate along a common axis.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0. Four equalities: the
@@ -19,17 +16,6 @@ class CylindricalJoint(FramedJoint):
     """
 
     REDUNDANT_WHEN = "line"
-
-    def __init__(
-        self,
-        name: str,
-        parent: Body,
-        child: Body,
-        point: ArrayLike,
-        axis: ArrayLike = (0.0, 0.0, 1.0),
-    ) -> None:
-        super().__init__(name, parent, child)
-        self.frame = AxisFrame(name, parent, child, point, axis)
 
     @property
     def eq_labels(self):

@@ -81,3 +81,19 @@ class FramedJoint(IdealJoint):
         if not same:
             return None
         return f"both are {type(self).__name__} between the same bodies {text}".rstrip()
+
+
+class AxisJoint(FramedJoint):
+    """A FramedJoint given by a point and an axis, both global at t = 0 (m, dimensionless): the
+    constructor of the revolute, cylindrical (prismatic) and planar-revolute joints."""
+
+    def __init__(
+        self,
+        name: str,
+        parent: Body,
+        child: Body,
+        point: ArrayLike,
+        axis: ArrayLike = (0.0, 0.0, 1.0),
+    ) -> None:
+        super().__init__(name, parent, child)
+        self.frame = AxisFrame(name, parent, child, point, axis)

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import casadi as ca
-from numpy.typing import ArrayLike
 
-from nlpmbd.model.bodies import Body
-
-from .frames import AxisFrame, FramedJoint
+from .frames import AxisJoint
 
 
-class PlanarRevoluteJoint(FramedJoint):
+class PlanarRevoluteJoint(AxisJoint):
     """Pin that closes the loop of a planar mechanism whose other joints already keep every body
     in the plane with unit normal `axis` (e.g. the fourth pin of a four-bar linkage built from
     revolute joints about `axis`). A full RevoluteJoint (5 equalities) would repeat the three
@@ -23,17 +20,6 @@ class PlanarRevoluteJoint(FramedJoint):
     """
 
     REDUNDANT_WHEN = "point+axis"
-
-    def __init__(
-        self,
-        name: str,
-        parent: Body,
-        child: Body,
-        point: ArrayLike,
-        axis: ArrayLike = (0.0, 0.0, 1.0),
-    ) -> None:
-        super().__init__(name, parent, child)
-        self.frame = AxisFrame(name, parent, child, point, axis)
 
     @property
     def eq_labels(self):

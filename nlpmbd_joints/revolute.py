@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import casadi as ca
-from numpy.typing import ArrayLike
 
-from nlpmbd.model.bodies import Body
-
-from .frames import AxisFrame, FramedJoint
+from .frames import AxisJoint
 
 
-class RevoluteJoint(FramedJoint):
+class RevoluteJoint(AxisJoint):
     """Pin joint: a common point and a common axis, one rotational freedom about the axis.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0 (m, dimensionless).
@@ -20,17 +17,6 @@ class RevoluteJoint(FramedJoint):
     """
 
     REDUNDANT_WHEN = "line"
-
-    def __init__(
-        self,
-        name: str,
-        parent: Body,
-        child: Body,
-        point: ArrayLike,
-        axis: ArrayLike = (0.0, 0.0, 1.0),
-    ) -> None:
-        super().__init__(name, parent, child)
-        self.frame = AxisFrame(name, parent, child, point, axis)
 
     @property
     def eq_labels(self):
