@@ -78,12 +78,14 @@ class CylindricalClearance(ContactJoint):
         self.clearance = self.hole_radius - self.pin_radius
         self.eps = EPS_FRACTION * self.clearance
         self.ends_body, self.line_body = (pin, hole) if ends_on == "pin" else (hole, pin)
-        half = 0.5 * self.length * self.axis
-        self.s_ends = [
-            initial_local_point(self.ends_body, self.center + sign * half) for sign in (-1, 1)
-        ]
+        self.s_ends = [initial_local_point(self.ends_body, p) for p in self._end_points()]
         self.s_line = initial_local_point(self.line_body, self.center)
         self.u_line = initial_local_vector(self.line_body, self.axis)
+
+    def _end_points(self) -> list[np.ndarray]:
+        """The end points P_1, P_2 (global at t = 0) that the radial gaps are measured at."""
+        half = 0.5 * self.length * self.axis
+        return [self.center - half, self.center + half]
 
     # --- shared geometry -------------------------------------------------------------------
     def _axis_geometry(self, poses):

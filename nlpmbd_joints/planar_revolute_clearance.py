@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from numpy.typing import ArrayLike
-
-from nlpmbd.model.bodies import Body, initial_local_point
-from nlpmbd.model.contact import ContactLaw
+import numpy as np
 
 from .cylindrical_clearance import CylindricalClearance
 
@@ -28,23 +25,8 @@ class PlanarRevoluteClearance(CylindricalClearance):
     `length` (m) is the engaged pin length, kept for reports; it does not enter the gap.
     """
 
-    def __init__(
-        self,
-        name: str,
-        hole: Body,
-        pin: Body,
-        center: ArrayLike,
-        axis: ArrayLike,
-        length: float,
-        hole_radius: float,
-        pin_radius: float,
-        ends_on: str = "pin",
-        contact: ContactLaw | None = None,
-    ) -> None:
-        super().__init__(
-            name, hole, pin, center, axis, length, hole_radius, pin_radius, ends_on, contact
-        )
-        self.s_ends = [initial_local_point(self.ends_body, self.center)]
+    def _end_points(self) -> list[np.ndarray]:
+        return [self.center]  # one radial gap, at the pin's mid-point
 
     @property
     def gap_labels(self):
