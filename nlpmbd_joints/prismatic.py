@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import casadi as ca
-from numpy.typing import ArrayLike
-
-from nlpmbd.model.bodies import Body
 
 from .cylindrical import CylindricalJoint
 
@@ -19,16 +16,6 @@ class PrismaticJoint(CylindricalJoint):
     """
 
     REDUNDANT_WHEN = "axis"
-
-    def __init__(
-        self,
-        name: str,
-        parent: Body,
-        child: Body,
-        point: ArrayLike,
-        axis: ArrayLike = (0.0, 0.0, 1.0),
-    ) -> None:
-        super().__init__(name, parent, child, point, axis)
 
     @property
     def eq_labels(self):
