@@ -24,11 +24,16 @@ import casadi as ca
 import numpy as np
 
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
+from nlpmbd.errors import InputError
 from nlpmbd.model.compliant import CompliantContact
 from nlpmbd.model.contact import ContactLaw, HardContact
+from nlpmbd.model.flexible_loads import PointLoad
 from nlpmbd_joints import PlanarPrismaticClearance
 
+from .flexible_slider import flexible_slider
+
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
+S = 0.05  # the paper's s (m)
 
 PARAMETERS = (
     Parameter("mu", 0.15, "kinetic friction coefficient", float, low=0.0, high=2.0),
@@ -56,17 +61,47 @@ PARAMETERS = (
     ),
     Parameter("contact", "hard", "contact law", str, choices=("hard", "compliant")),
     Parameter("restitution", 0.0, "restitution e", float, low=0.0, high=1.0),
+    Parameter(
+        "slider", "rigid", "rigid body or Q4 finite elements", str, choices=("rigid", "flexible")
+    ),
+    Parameter(
+        "youngs_modulus",
+        1000.0,
+        "Young's modulus E of the flexible slider",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="Pa",
+        applies={"slider": ("flexible",)},
+    ),
+    Parameter(
+        "elements",
+        25,
+        "number of Q4 elements (as square a mesh as it divides: 25 -> 5 x 5)",
+        int,
+        low=1,
+        high=400,
+        applies={"slider": ("flexible",)},
+    ),
+    Parameter(
+        "force_from",
+        "auto",
+        "F acts s above the middle or s below the top (auto: middle rigid, top flexible)",
+        str,
+        choices=("auto", "middle", "top"),
+    ),
 )
 
 
-def build(params: Mapping[str, Any]) -> System:
-    system = System(gravity=(0.0, -9.81, 0.0))
-    slider = system.add_body(RigidBody("slider", MASS, (INERTIA,) * 3))
-    k, F, w = params["stiffness"], params["amplitude"], params["frequency"]
-    system.add_load(Force(slider, lambda t, s: [-k * s.position[0], 0.0, 0.0], name="spring"))
-    system.add_load(
-        Force(slider, lambda t, s: [F * ca.sin(w * t), 0.0, 0.0], point=(0, 0.05, 0), name="drive")
-    )
+def _force_height(params: Mapping[str, Any]) -> float:
+    """Height of F's line of action above the slider's mid-height, m."""
+    where = params["force_from"]
+    if where == "auto":
+        where = "top" if params["slider"] == "flexible" else "middle"
+    return S if where == "middle" else WIDTH / 2 - S
+
+
+def _law(params: Mapping[str, Any]) -> ContactLaw:
     law: ContactLaw
     if params["contact"] == "hard":
         law = HardContact(
@@ -80,6 +115,21 @@ def build(params: Mapping[str, Any]) -> System:
             damping="hunt-crossley",
             mu=params["mu"],
         )
+    return law
+
+
+def build(params: Mapping[str, Any]) -> System:
+    system = System(gravity=(0.0, -9.81, 0.0))
+    if params["slider"] == "flexible":
+        return _flexible(system, params)
+    slider = system.add_body(RigidBody("slider", MASS, (INERTIA,) * 3))
+    k, F, w = params["stiffness"], params["amplitude"], params["frequency"]
+    y = _force_height(params)
+    system.add_load(Force(slider, lambda t, s: [-k * s.position[0], 0.0, 0.0], name="spring"))
+    system.add_load(
+        Force(slider, lambda t, s: [F * ca.sin(w * t), 0.0, 0.0], point=(0, y, 0), name="drive")
+    )
+    law = _law(params)
     system.add_joint(
         PlanarPrismaticClearance(
             "guide",
@@ -105,3 +155,33 @@ CASE = Case(
     h_min=2e-3,
     h_max=2e-3,
 )
+
+
+def _flexible(system: System, params: Mapping[str, Any]) -> System:
+    """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), seated on the lower face:
+    the spring acts on the left face's mid-height point, F on the right face at its height."""
+    if params["contact"] != "hard":
+        raise InputError(
+            "contact must be hard with slider=flexible, got compliant (a compliant law on the "
+            "nodes needs its forces implicit in the step, which the engine does not do yet)"
+        )
+    c = params["clearance"]
+    body = flexible_slider(
+        system,
+        width=LENGTH,
+        height=WIDTH,
+        areal_density=MASS / (LENGTH * WIDTH),
+        youngs_modulus=params["youngs_modulus"],
+        elements=params["elements"],
+        corner=(-LENGTH / 2, -WIDTH / 2 - c),
+        clearance=c,
+        law=_law(params),
+    )
+    k, F, w = params["stiffness"], params["amplitude"], params["frequency"]
+    x0 = -LENGTH / 2
+    system.add_load(
+        PointLoad(body, (0.0, WIDTH / 2), lambda t, s: [-k * (s.position[0] - x0), 0.0], "spring")
+    )
+    y = WIDTH / 2 + _force_height(params)
+    system.add_load(PointLoad(body, (LENGTH, y), lambda t, s: [F * ca.sin(w * t), 0.0], "drive"))
+    return system

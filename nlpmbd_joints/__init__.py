@@ -5,6 +5,7 @@ from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .node_joints import NodeContact, NodePin, node_contacts
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -25,6 +26,8 @@ __all__ = [
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
+    "NodeContact",
+    "NodePin",
     "PlanarPrismaticClearance",
     "PlanarPrismaticJoint",
     "PlanarRevoluteClearance",
@@ -38,4 +41,5 @@ __all__ = [
     "SphericalJoint",
     "UniversalClearance",
     "UniversalJoint",
+    "node_contacts",
 ]

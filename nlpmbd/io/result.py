@@ -44,7 +44,17 @@ class SimulationResult:
     friction_force: np.ndarray
     compliant_gap: np.ndarray
     compliant_force: np.ndarray
+    #: flexible bodies' nodes; a system without them may leave these out (K = 0)
+    node_q: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    node_v: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    node_force: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("node_q", "node_v", "node_force"):
+            a = getattr(self, name)
+            if a.size == 0 and a.shape[0] != self.t.shape[0]:
+                setattr(self, name, np.zeros((self.t.shape[0], 0, 2)))
 
     @property
     def n_steps(self) -> int:

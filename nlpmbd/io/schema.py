@@ -4,7 +4,9 @@ shape, dtype, unit and meaning.
 The history buffers of a run (run/history.py), the result type (io/result.py), saving, loading
 and validation (io/files.py) and the README's table (`markdown_table`) are all derived from
 SCHEMA. Trailing shapes are written in the system's sizes: N bodies, M hard contacts, E scalar
-equalities, J joints, C compliant contacts.
+equalities, J joints, C compliant contacts, K nodes of flexible bodies (in the order of meta
+"nodes": bodies in system order, each body's nodes by number, row-major from the lower-left
+corner, docs/FORMULATION.md section 11).
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ SCHEMA: tuple[ArraySpec, ...] = (
     _a("friction_force", "point", "M 3", "N", "Coulomb friction force of each contact on its moving body, global"),
     _a("compliant_gap", "point", "C", "m", "gaps of the compliant contacts (`compliant_labels`); > 0 is penetration"),
     _a("compliant_force", "point", "C 3", "N", "force of each compliant contact on its moving body (normal + friction) in the step that led to the point (evaluated at its start, like `lam`); first row 0"),
+    _a("node_q", "point", "K 2", "m", "flexible bodies' nodal positions x, y (global, in the body's plane)"),
+    _a("node_v", "point", "K 2", "m/s", "flexible bodies' nodal velocities"),
+    _a("node_force", "point", "K 2", "N", "contact force on each node (normal + friction, hard and compliant contacts), global x, y, in the step that led to the point; first row 0"),
 )  # fmt: skip
 
 #: The arrays by name.
@@ -81,6 +86,7 @@ SIZE_KEYS = {
     "E": "eq_labels",
     "J": "joints",
     "C": "compliant_labels",
+    "K": "nodes",
 }
 
 

@@ -157,15 +157,16 @@ class RigidBody:
 Body = RigidBody | Ground
 
 
-def initial_local_point(body: Body, point_global: np.ndarray) -> np.ndarray:
-    """Body-frame (or ground) coordinates of a point given globally at t = 0."""
-    if isinstance(body, RigidBody):
-        return body.to_body(point_global)
-    return np.asarray(point_global, float)
+def initial_local_point(body: Any, point_global: np.ndarray) -> np.ndarray:
+    """Body-frame (or ground) coordinates of a point given globally at t = 0 (a flexible
+    body's Node: the offset from the node)."""
+    if isinstance(body, Ground):
+        return np.asarray(point_global, float)
+    return body.to_body(point_global)
 
 
-def initial_local_vector(body: Body, vector_global: np.ndarray) -> np.ndarray:
+def initial_local_vector(body: Any, vector_global: np.ndarray) -> np.ndarray:
     """Body-frame (or ground) components of a vector given globally at t = 0."""
-    if isinstance(body, RigidBody):
-        return body.vector_to_body(vector_global)
-    return np.asarray(vector_global, float)
+    if isinstance(body, Ground):
+        return np.asarray(vector_global, float)
+    return body.vector_to_body(vector_global)

@@ -17,6 +17,8 @@ from numpy.typing import ArrayLike
 
 from .bodies import GROUND
 from .contact import ForceLaw, HardContact
+from .coordinates import Coordinates
+from .flexible import Node
 from .joint import ContactJoint
 from .pose import BodyState, Poses
 from .system import System
@@ -82,14 +84,29 @@ def slip_jacobian(frames: list, v: ca.SX) -> ca.SX:
     return ca.jacobian(ca.vertcat(*rows), v)
 
 
+def _apply(Q: list, body: Any, f: Any, x: Any, states: dict, coords: Coordinates) -> None:
+    """Add the force f at the global point x to the body's block of Q (rigid bodies first, then
+    nodes; nothing for GROUND)."""
+    if body is GROUND:
+        return
+    if isinstance(body, Node):  # a node: its in-plane force
+        k = coords.n_rigid + coords.node_number(body)
+        Q[k] = Q[k] + f[:2]
+        return
+    st = states[body]
+    k = coords.rigid.index(body)
+    Q[k] = Q[k] + ca.vertcat(f, st.rotation.T @ ca.cross(x - st.position, f))
+
+
 def compliant_function(
-    system: System, q: ca.SX, v: ca.SX, t: ca.SX, poses: Poses, states: dict
+    system: System, coords: Coordinates, *syms: Any, poses: Poses, states: dict
 ) -> tuple:
-    """(Function (t, q, v, z) -> generalised force (6N), gap (C), rate (C), normal force (C),
+    """(Function (t, q, v, z) -> generalised force (nv), gap (C), rate (C), normal force (C),
     force vectors on the moving bodies (3, C), points (3, C); number of contacts C).
-    z holds each contact's penetration speed when it began (the stepper keeps it)."""
+    z holds each contact's penetration speed when it began (the stepper keeps it). syms: q, v, t."""
+    q, v, t = syms
     N = system.n_bodies
-    Q = [ca.SX.zeros(6, 1) for _ in range(N)]
+    Q = [ca.SX.zeros(6, 1) for _ in range(N)] + [ca.SX.zeros(2, 1) for _ in range(coords.n_nodes)]
     gaps, rates, normals, forces, points, z_syms = [], [], [], [], [], []
     for joint in system.compliant_joints:
         law = joint.contact
@@ -108,11 +125,7 @@ def compliant_function(
             if tangential is not None:
                 F = F + tangential
             for body, f in ((b1, F), (b2, -F)):
-                if body is GROUND:
-                    continue
-                st = states[body]
-                k = system.body_index(body)
-                Q[k] = Q[k] + ca.vertcat(f, st.rotation.T @ ca.cross(x - st.position, f))
+                _apply(Q, body, f, x, states, coords)
             gaps.append(phi)
             rates.append(rate)
             normals.append(f_n)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 import casadi as ca
 
@@ -22,17 +23,23 @@ from ..errors import InputError
 from ..validation import name_string, short_repr
 from .bodies import GROUND, Body, RigidBody
 from .contact import ContactLaw, ForceLaw, check_contact
+from .flexible import Node
 from .pose import Poses
 
 
 class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and ContactJoint
-    """Base class: a named connection between `parent` and `child` (either may be GROUND).
+    """Base class: a named connection between `parent` and `child` (either may be GROUND, or
+    a Node of a flexible body: a point whose frame stays parallel to the global one).
 
     Subclass IdealJoint or ContactJoint, not this class. No CasADi state is kept on the object.
     """
 
     def __init__(
-        self, name: str, parent: Body, child: Body, contact: ContactLaw | None = None
+        self,
+        name: str,
+        parent: Body | Node,
+        child: Body | Node,
+        contact: ContactLaw | None = None,
     ) -> None:
         if not isinstance(self, (IdealJoint, ContactJoint)):
             raise TypeError(f"{type(self).__name__} must subclass IdealJoint or ContactJoint")
@@ -40,19 +47,19 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
         if "." in name:  # result labels are "<joint>.<constraint>", split at the first dot
             raise InputError(f"joint name must not contain '.', got {short_repr(name)}")
         for role, body in (("parent", parent), ("child", child)):
-            if body is not GROUND and not isinstance(body, RigidBody):
+            if body is not GROUND and not isinstance(body, (RigidBody, Node)):
                 raise InputError(
-                    f"{name}.{role} must be a RigidBody or GROUND, got {short_repr(body)}"
+                    f"{name}.{role} must be a RigidBody, a Node or GROUND, got {short_repr(body)}"
                 )
         if parent is child:
             raise InputError(f"{name}: parent and child must be different bodies")
-        self.parent = parent
-        self.child = child
+        self.parent: Any = parent
+        self.child: Any = child
         #: law of the joint's gaps (contact.py): HardContact (default) or a ForceLaw
         self.contact = check_contact(name, contact)
 
     @property
-    def bodies(self) -> tuple[Body, Body]:
+    def bodies(self) -> tuple[Any, Any]:
         return (self.parent, self.child)
 
     # --- equality hooks (ideal joints and driving constraints) ---------------------------

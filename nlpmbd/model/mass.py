@@ -30,11 +30,15 @@ def mass_inverse(bodies: Sequence[RigidBody]) -> ca.DM:
     return ca.sparsify(ca.diagcat(*[ca.DM(np.linalg.inv(b)) for b in _blocks(bodies)]))
 
 
-def mass_factor(M: np.ndarray) -> tuple[ca.DM, ca.DM]:
+def mass_factor(M: np.ndarray, rigid: int | None = None) -> tuple[ca.DM, ca.DM]:
     """(R, R^-1), sparse, with M = R^T R (R upper triangular, block by block): u = R v turns
     1/2 v^T M v into 1/2 |u|^2, so that a QP solver's own factorisation of the Hessian is
-    trivial."""
-    R = [np.linalg.cholesky(M[k : k + 3, k : k + 3]).T for k in range(0, M.shape[0], 3)]
+    trivial. The first `rigid` rows (None: all) are the rigid bodies' 3x3 blocks; the rest, the
+    flexible bodies' nodes, is factorised as one block."""
+    n = M.shape[0] if rigid is None else rigid
+    R = [np.linalg.cholesky(M[k : k + 3, k : k + 3]).T for k in range(0, n, 3)]
+    if n < M.shape[0]:
+        R.append(np.linalg.cholesky(M[n:, n:]).T)
     return ca.sparsify(ca.diagcat(*map(ca.DM, R))), ca.sparsify(
         ca.diagcat(*[ca.DM(np.linalg.inv(r)) for r in R])
     )

@@ -8,7 +8,7 @@ import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .bodies import Body, RigidBody
+from .bodies import GROUND, Body
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ class BodyState:
 class Poses:
     """Maps each body (or GROUND) to its symbolic Pose; what joint hooks receive."""
 
-    def __init__(self, table: dict[RigidBody, Pose]) -> None:
+    def __init__(self, table: dict) -> None:
         self._table = table
 
     def __getitem__(self, body: Body) -> Pose:
-        return self._table[body] if isinstance(body, RigidBody) else GROUND_POSE
+        return GROUND_POSE if body is GROUND else self._table[body]

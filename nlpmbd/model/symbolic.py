@@ -23,24 +23,35 @@ from .contact_terms import (
     slip_jacobian,
     slip_planes,
 )
+from .flexible_terms import NodeTerms
 from .forces import Force, Torque
-from .kinematics import advance
 from .mass import mass_inverse, mass_matrix
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
+from .symbolic_parts import (
+    curvature_function,
+    joint_force_function,
+    node_map,
+    report_function,
+)
 from .system import System
 
 
 @dataclass(frozen=True)
 class SymbolicModel:
-    """CasADi Functions of (t, q, v) for one system; N bodies, M gaps, E equalities."""
+    """CasADi Functions of (t, q, v) for one system; N rigid bodies, K nodes of flexible bodies
+    (model/coordinates.py: q has 7N + 2K entries, v 6N + 2K), M gaps, E equalities."""
 
     n_bodies: int
+    n_nodes: int
     n_gap: int
     n_eq: int
     n_joints: int
-    M: np.ndarray  # (6N, 6N) constant mass matrix
-    M_inv: ca.DM  # its inverse, sparse, from the bodies' 3x3 blocks
+    M: np.ndarray  # (nv, nv) constant mass matrix
+    M_inv: ca.DM  # its inverse, sparse, from the bodies' 3x3 blocks and the flexible blocks
+    stiffness: ca.DM  # (nv, nv) sparse K of the flexible bodies (0 on the rigid bodies)
+    damping: ca.DM  # (nv, nv) sparse Rayleigh C of the flexible bodies
+    deformation: ca.Function  # (q) -> (nv) the nodes' displacements x - X (0 on rigid bodies)
     gravity: np.ndarray
     masses: np.ndarray
     # Functions: names are the docs/FORMULATION.md symbols
@@ -71,6 +82,8 @@ class SymbolicModel:
     compliant_joint: np.ndarray  # (C,) the same for the compliant contacts
     compliant_force: ca.Function  # (t, q, v, z) -> their forces (contact_model.compliant_function)
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
+    node_contact: np.ndarray  # (K, M) +1 where gap j's force acts on node k (its moving body)
+    node_compliant: np.ndarray  # (K, C) the same for the compliant contacts
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -82,7 +95,25 @@ class SymbolicModel:
             "E": self.n_eq,
             "J": self.n_joints,
             "C": self.n_compliant,
+            "K": self.n_nodes,
         }
+
+    @property
+    def n_q(self) -> int:
+        return 7 * self.n_bodies + 2 * self.n_nodes
+
+    @property
+    def n_v(self) -> int:
+        return 6 * self.n_bodies + 2 * self.n_nodes
+
+    @property
+    def flexible(self) -> bool:
+        return self.n_nodes > 0
+
+    def internal(self, q: Any, v: Any, h: Any) -> Any:
+        """The flexible bodies' internal forces at the step's end, implicit in v (nv):
+        K (x(qm) - X + h v) + C v (docs/FORMULATION.md section 11)."""
+        return self.stiffness @ (self.deformation(q) + h * v) + self.damping @ v
 
     @property
     def has_friction(self) -> bool:
@@ -94,54 +125,53 @@ class SymbolicModel:
 
     @staticmethod
     def build(system: System) -> SymbolicModel:
-        N = system.n_bodies
-        if N == 0:
+        N, coords = system.n_bodies, system.coordinates
+        if N == 0 and not coords.n_nodes:
             raise InputError("system has no bodies; add at least one RigidBody")
-        q = ca.SX.sym("q", 7 * N)
-        v = ca.SX.sym("v", 6 * N)
-        t = ca.SX.sym("t")
+        q, v, t = ca.SX.sym("q", coords.nq), ca.SX.sym("v", coords.nv), ca.SX.sym("t")
         b = _BodyTerms(system, q, v)
         b.add_loads(system, t)
-        T = ca.diagcat(*b.T_blocks)
+        nodes = NodeTerms(system, coords, q, v, t, b.poses, b.states) if coords.n_nodes else None
+        T = ca.diagcat(*b.T_blocks) if nodes is None else ca.diagcat(*b.T_blocks, nodes.T)
         pose_map = Poses(b.poses)
         Phi, Phi_eq, frames, offsets = _constraints(system, pose_map, b.states, t)
         d = ca.vertcat(ca.SX(0, 1), *[o[0] if o else ca.SX.zeros(3) for o in offsets])
-        mu, mu_static, restitution = hard_coefficients(system)
         planes, planar = slip_planes(system, pose_map)
-        compliant, n_compliant = compliant_function(system, q, v, t, pose_map, b.states)
-        normals = ca.horzcat(*[f[0] for f in frames]) if frames else ca.SX(3, 0)
-        points = ca.horzcat(*[f[1] for f in frames]) if frames else ca.SX(3, 0)
-        Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in b.Q_parts])
-        joint_force = _joint_force_function(system, q, t, Phi, Phi_eq)
-        kinetic, potential = b.kinetic, b.potential
+        compliant, n_compliant = compliant_function(
+            system, coords, q, v, t, poses=pose_map, states=b.states
+        )
+        normals, points = (
+            ca.horzcat(*[f[i] for f in frames]) if frames else ca.SX(3, 0) for i in (0, 1)
+        )
+        joint_force = joint_force_function(system, coords, q, t, Phi, Phi_eq)
+        Q, S, kinetic, potential, M, M_inv, *flexible = _assembled(system, b, nodes, coords)
         return SymbolicModel(
             n_bodies=N,
+            **_flexible_fields(system, coords, q, *flexible),
             n_gap=Phi.shape[0],
             n_eq=Phi_eq.shape[0],
             n_joints=len(system.joints),
-            M=mass_matrix(system.bodies),
-            M_inv=mass_inverse(system.bodies),
+            M=M,
+            M_inv=M_inv,
             gravity=np.asarray(system.gravity, float),
-            masses=np.array([body.mass for body in system.bodies]),
-            S=ca.Function("S", [q, v], [ca.vertcat(*b.S_parts)]),
+            masses=np.array([b.mass for b in system.bodies] + [f.mass for f in system.flexible]),
+            S=ca.Function("S", [q, v], [S]),
             Q=ca.Function("Q_A", [t, q, v], [Q]),
             Phi=ca.Function("Phi", [q], [Phi]),
             Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
-            Phi_curv=_curvature_function(ca.Function("Phi", [q], [Phi]), q, v),
+            Phi_curv=curvature_function(ca.Function("Phi", [q], [Phi]), q, v, N),
             cone=np.array([o[1] if o else 0.0 for o in offsets]),
             offset=ca.Function("offset", [q], [d]),
             offset_v=ca.Function("offset_v", [q], [ca.jacobian(d, q) @ T]),
-            offset_curv=_curvature_function(ca.Function("offset", [q], [d]), q, v),
+            offset_curv=curvature_function(ca.Function("offset", [q], [d]), q, v, N),
             Phi_eq=ca.Function("Phi_eq", [q, t], [Phi_eq]),
             Phi_eq_v=ca.Function("Phi_eq_v", [q, t], [ca.jacobian(Phi_eq, q) @ T]),
             Phi_eq_t=ca.Function("Phi_eq_t", [q, t], [ca.jacobian(Phi_eq, t)]),
-            Phi_eq_curv=_curvature_function(ca.Function("Phi_eq", [q, t], [Phi_eq]), q, v, t),
+            Phi_eq_curv=curvature_function(ca.Function("Phi_eq", [q, t], [Phi_eq]), q, v, N, t),
             contact=ca.Function("contact", [q], [normals, points]),
             energy=ca.Function("energy", [q, v], [ca.vertcat(kinetic, potential)]),
             joint_force=joint_force,
-            mu=mu,
-            mu_static=mu_static,
-            restitution=restitution,
+            **_coefficients(system),
             slip=ca.Function("slip", [q], [slip_jacobian(frames, v)]),
             slip_plane=ca.Function("slip_plane", [q], [planes]),
             planar=planar,
@@ -149,7 +179,7 @@ class SymbolicModel:
             gap_joint=_gap_owner(system, force_law=False),
             compliant_joint=_gap_owner(system, force_law=True),
             compliant_force=compliant,
-            report=_report_function(
+            report=report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
         )
@@ -197,6 +227,37 @@ class _BodyTerms:
                 self.Q_parts[k][1] = self.Q_parts[k][1] + tau
 
 
+def _coefficients(system: System) -> dict[str, Any]:
+    """mu, mu_static and restitution per hard gap (contact_terms.hard_coefficients)."""
+    return dict(zip(("mu", "mu_static", "restitution"), hard_coefficients(system), strict=True))
+
+
+def _flexible_fields(
+    system: System, coords: Any, q: Any, K_s: Any, C: Any, u: Any
+) -> dict[str, Any]:
+    """The SymbolicModel fields of the flexible bodies."""
+    return {
+        "n_nodes": coords.n_nodes,
+        "stiffness": K_s,
+        "damping": C,
+        "deformation": ca.Function("deformation", [q], [u]),
+        "node_contact": node_map(system, coords, False),
+        "node_compliant": node_map(system, coords, True),
+    }
+
+
+def _assembled(system: System, b: _BodyTerms, nodes: NodeTerms | None, coords: Any) -> tuple:
+    """(Q, S, kinetic, potential, M, M^-1, K_s, C, deformation) of rigid bodies and nodes."""
+    Q = ca.vertcat(*[ca.vertcat(F, tau) for F, tau in b.Q_parts])
+    S = ca.vertcat(*b.S_parts)
+    M, M_inv = mass_matrix(system.bodies), mass_inverse(system.bodies)
+    if nodes is None:
+        zero = ca.DM(coords.nv, coords.nv)
+        return Q, S, b.kinetic, b.potential, M, M_inv, zero, zero, ca.SX.zeros(coords.nv, 1)
+    parts = nodes.extend(Q, S, b.kinetic, b.potential, M, M_inv)
+    return (*parts, nodes.stiffness, nodes.damping, nodes.deformation)
+
+
 def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
     """(gaps of the hard contacts, equalities, contact frames, gap offsets) of every joint, in
     joint order."""
@@ -223,72 +284,3 @@ def _gap_owner(system: System, force_law: bool) -> np.ndarray:
     """Per gap (hard contacts, or compliant ones), the index of its joint in system.joints."""
     owners = [i for i, j in enumerate(system.joints) if j.uses_force_law == force_law]
     return np.array([i for i in owners for _ in system.joints[i].gap_labels], dtype=int)
-
-
-def _report_function(
-    q: Any,
-    v: Any,
-    t: Any,
-    Phi: Any,
-    Phi_eq: Any,
-    kinetic: Any,
-    potential: Any,
-    normals: Any,
-    points: Any,
-    joint_force: ca.Function,
-) -> ca.Function:
-    """One call per recorded time point (the stepping loop's hot path): gaps, |Phi_eq|,
-    [kinetic, potential, total], contact directions and points (3, M), joint forces (3, J)."""
-    lam = ca.SX.sym("lam", Phi.shape[0])
-    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
-    return ca.Function(
-        "report",
-        [q, v, t, lam, lam_eq],
-        [
-            Phi,
-            ca.norm_2(Phi_eq),
-            ca.vertcat(kinetic, potential, kinetic + potential),
-            normals,
-            points,
-            joint_force(q, t, lam, lam_eq),
-        ],
-    )
-
-
-def _joint_force_function(system: System, q: Any, t: Any, Phi: Any, Phi_eq: Any) -> ca.Function:
-    """Translational constraint force of each joint on its child body (global, N):
-    -(dc/dr_child)^T mu summed over the joint's gaps and equalities (docs/FORMULATION.md section 3).
-    A joint whose child is GROUND reports the force on its parent instead (the moving body)."""
-    lam = ca.SX.sym("lam", Phi.shape[0])
-    lam_eq = ca.SX.sym("lam_eq", Phi_eq.shape[0])
-    columns, i_gap, i_eq = [], 0, 0
-    for joint in system.joints:
-        gaps = slice(i_gap, i_gap + (0 if joint.uses_force_law else joint.n_gap))
-        eqs = slice(i_eq, i_eq + joint.n_eq)
-        i_gap, i_eq = gaps.stop, eqs.stop
-        body = joint.child if isinstance(joint.child, RigidBody) else joint.parent
-        assert isinstance(body, RigidBody)
-        k = system.body_index(body)
-        r = q[7 * k : 7 * k + 3]
-        force = ca.SX.zeros(3, 1)
-        if gaps.stop > gaps.start:
-            force -= ca.jacobian(Phi[gaps], r).T @ lam[gaps]
-        if joint.n_eq:
-            force -= ca.jacobian(Phi_eq[eqs], r).T @ lam_eq[eqs]
-        columns.append(force)
-    out = ca.horzcat(*columns) if columns else ca.SX(3, 0)
-    return ca.Function("joint_force", [q, t, lam, lam_eq], [out])
-
-
-def _curvature_function(Phi: ca.Function, q: Any, v: Any, t: Any = None) -> ca.Function:
-    """Second derivative of the gaps along the position update with velocity v:
-    d^2/ds^2 Phi(U(q, s v)) at s = 0, where U moves r by s r_dot and p by s/2 G(p)^T w' and
-    renormalises p (the update of docs/FORMULATION.md section 4). h^2/2 times it is the second-order
-    term of the gap after a step of size h: the O(h^2 w^2 l) penetration of the linearised gap.
-    With `t`, Phi is Phi(q, t) and time moves with s too: (q, t, v) -> d^2/ds^2 Phi(U, t + s)."""
-    s = ca.SX.sym("s")
-    moved = advance(q, s * v)[0]
-    phi_s = Phi(moved) if t is None else Phi(moved, t + s)
-    d2 = ca.substitute(ca.jacobian(ca.jacobian(phi_s, s), s), s, 0)
-    inputs = [q, v] if t is None else [q, t, v]
-    return ca.Function(Phi.name() + "_curv", inputs, [d2])

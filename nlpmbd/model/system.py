@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -11,6 +12,9 @@ from ..errors import InputError
 from ..validation import finite_array, short_repr
 from .bodies import GROUND, RigidBody
 from .contact import HardContact
+from .coordinates import Coordinates
+from .flexible import FlexibleBody, Node
+from .flexible_loads import PointLoad
 from .forces import AppliedLoad, Force, Torque
 from .joint import Joint
 from .springs import RotationalSpringDamper, SpringDamper, SpringElement
@@ -35,16 +39,22 @@ class System:
     def __init__(self, gravity: ArrayLike = (0.0, -9.81, 0.0)) -> None:
         self.gravity = finite_array("gravity", gravity, (3,))
         self.bodies: list[RigidBody] = []
+        #: flexible bodies (model/flexible.py); their nodes follow the rigid bodies in q and v
+        self.flexible: list[FlexibleBody] = []
         self.joints: list[Joint] = []
         self.loads: list[AppliedLoad | SpringElement] = []
+        self.point_loads: list[PointLoad] = []
 
     # --- declaration ------------------------------------------------------------------------
-    def add_body(self, body: RigidBody) -> RigidBody:
-        if not isinstance(body, RigidBody):
-            raise InputError(f"add_body expects a RigidBody, got {short_repr(body)}")
-        if any(b.name == body.name for b in self.bodies):
+    def add_body(self, body: Any) -> Any:
+        """Add a RigidBody or a FlexibleBody."""
+        if not isinstance(body, (RigidBody, FlexibleBody)):
+            raise InputError(
+                f"add_body expects a RigidBody or FlexibleBody, got {short_repr(body)}"
+            )
+        if any(b.name == body.name for b in [*self.bodies, *self.flexible]):  # type: ignore[attr-defined]
             raise InputError(f"body name {body.name!r} is already used; names must be unique")
-        self.bodies.append(body)
+        (self.bodies if isinstance(body, RigidBody) else self.flexible).append(body)  # type: ignore[arg-type]
         return body
 
     def add_bodies(self, bodies: Iterable[RigidBody]) -> None:
@@ -57,7 +67,12 @@ class System:
         if any(j.name == joint.name for j in self.joints):
             raise InputError(f"joint name {joint.name!r} is already used; names must be unique")
         for b in joint.bodies:
-            if b is not GROUND and b not in self.bodies:
+            if isinstance(b, Node):
+                if b.body not in self.flexible:
+                    raise InputError(
+                        f"joint {joint.name!r} uses node {b.name} of a body not added to the system"
+                    )
+            elif b is not GROUND and b not in self.bodies:
                 raise InputError(
                     f"joint {joint.name!r} uses body {b.name!r} not added to the system"
                 )
@@ -79,7 +94,16 @@ class System:
         for j in _iterable("add_joints", joints):
             self.add_joint(j)
 
-    def add_load(self, load: AppliedLoad | SpringElement) -> AppliedLoad | SpringElement:
+    def add_load(self, load: Any) -> Any:
+        """Add a Force, Torque, SpringDamper, RotationalSpringDamper or (on a flexible body)
+        PointLoad."""
+        if isinstance(load, PointLoad):
+            if load.body not in self.flexible:
+                raise InputError(
+                    f"load {load.name!r} acts on body {load.body.name!r} not in the system"
+                )
+            self.point_loads.append(load)
+            return load
         if isinstance(load, (RotationalSpringDamper, SpringDamper)):
             for b in load.bodies:
                 if b is not GROUND and b not in self.bodies:
@@ -107,6 +131,11 @@ class System:
 
     def body_index(self, body: RigidBody) -> int:
         return self.bodies.index(body)
+
+    @property
+    def coordinates(self) -> Coordinates:
+        """Where each body's coordinates sit in q and v (model/coordinates.py)."""
+        return Coordinates(self.bodies, self.flexible)
 
     @property
     def eq_labels(self) -> list[str]:
@@ -140,12 +169,15 @@ class System:
         return out
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """Stacked q0 (7N: x y z e0 e1 e2 e3 per body) and v0 (6N: r_dot, w' per body)."""
-        if not self.bodies:
+        """Stacked q0 (7N: x y z e0 e1 e2 e3 per body, then x y per node) and v0 (6N: r_dot, w'
+        per body, then x_dot y_dot per node)."""
+        if not self.bodies and not self.flexible:
             raise InputError("system has no bodies; add at least one RigidBody")
-        q = np.concatenate([np.r_[b.position, b.orientation] for b in self.bodies])
-        v = np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in self.bodies])
-        return q, v
+        q = [np.r_[b.position, b.orientation] for b in self.bodies]
+        v = [np.r_[b.velocity, b.angular_velocity] for b in self.bodies]
+        q += [f.reference.ravel() for f in self.flexible]
+        v += [np.tile(f.velocity, f.n_nodes) for f in self.flexible]
+        return np.concatenate(q), np.concatenate(v)
 
     def __repr__(self) -> str:
         return (

@@ -24,7 +24,7 @@ from .options import SimulationOptions
 from .state import COUNTERS, RunState
 
 #: Keys of meta.json that must match between a checkpoint and the run that resumes it.
-_SAME = ("bodies", "contact_labels", "eq_labels", "joints")
+_SAME = ("bodies", "nodes", "contact_labels", "eq_labels", "joints")
 
 
 def resume_state(state: RunState, counters: dict[str, int]) -> dict[str, Any]:
@@ -69,6 +69,7 @@ def restore(
         raise InputError("resume: the options differ from the checkpoint's (meta.json options)")
     now = {
         "bodies": [b.name for b in system.bodies],
+        "nodes": [f"{f.name}[{k}]" for f in system.flexible for k in range(f.n_nodes)],
         "contact_labels": system.gap_labels,
         "eq_labels": system.eq_labels,
         "joints": [j.name for j in system.joints],
@@ -80,8 +81,8 @@ def restore(
     n_compliant = len(meta.get("compliant_labels", []))
     run_state = RunState(
         t=float(result.t[-1]),
-        q=result.q[-1].copy(),
-        v=result.v[-1].copy(),
+        q=np.r_[result.q[-1], result.node_q[-1].ravel()],
+        v=np.r_[result.v[-1], result.node_v[-1].ravel()],
         h_next=float(state["h_next"]),
         impact_speed=np.asarray(state.get("impact_speed", [0.0] * n_compliant), dtype=float),
         step=result.n_steps,
@@ -98,8 +99,8 @@ def _warm(result: SimulationResult, warm: dict | None) -> StepSolution | None:
         return None
     return StepSolution(
         h=float(result.h[-1]) if result.n_steps else 0.0,
-        q=result.q[-1],
-        v=result.v[-1],
+        q=np.r_[result.q[-1], result.node_q[-1].ravel()],
+        v=np.r_[result.v[-1], result.node_v[-1].ravel()],
         lam=result.lam[-1],
         lam_eq=result.lam_eq[-1],
         eom_residual=0.0,

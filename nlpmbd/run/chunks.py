@@ -26,10 +26,10 @@ from .records import point_arrays
 
 def chunk_layout(model: SymbolicModel) -> dict[str, int]:
     """Names and per-step row counts of the chunk function's record, in order."""
-    N, M, E, J, C = model.n_bodies, model.n_gap, model.n_eq, model.n_joints, model.n_compliant
+    M, E, J, C = model.n_gap, model.n_eq, model.n_joints, model.n_compliant
     return {
-        "q": 7 * N,
-        "v": 6 * N,
+        "q": model.n_q,
+        "v": model.n_v,
         "lam": M,
         "lam_eq": E,
         "gap": M,
@@ -45,7 +45,7 @@ def chunk_layout(model: SymbolicModel) -> dict[str, int]:
         "iterations": 1,
         "qp_ok": 1,
         "projection_ok": 1,
-        "q_raw": 7 * N,
+        "q_raw": model.n_q,
         "friction": 3 * M,
         "compliant_gap": C,
         "compliant_force": 3 * C,
@@ -74,16 +74,17 @@ def chunk_function(step: QPStep, n: int) -> ca.Function:
 
 def chunk_state_size(m: SymbolicModel) -> int:
     """The length of X = [t; q; v; lam; lam1; lam2; z]."""
-    return 1 + 13 * m.n_bodies + 3 * m.n_gap + m.n_compliant
+    return 1 + m.n_q + m.n_v + 3 * m.n_gap + m.n_compliant
 
 
 def _one_step(step: QPStep, X: ca.MX, h: ca.MX) -> ca.Function:
     """(X, h) -> (the state after one step of size h > 0, its record)."""
     m = step.kernel.model
-    N, nc = m.n_bodies, m.n_gap
-    t, q, v = X[0], X[1 : 1 + 7 * N], X[1 + 7 * N : 1 + 13 * N]
-    lam, lam1, lam2 = (X[1 + 13 * N + k * nc : 1 + 13 * N + (k + 1) * nc] for k in range(3))
-    z = X[1 + 13 * N + 3 * nc :]
+    nq, nc = m.n_q, m.n_gap
+    a = 1 + nq + m.n_v  # where the normal forces start
+    t, q, v = X[0], X[1 : 1 + nq], X[1 + nq : a]
+    lam, lam1, lam2 = (X[a + k * nc : a + (k + 1) * nc] for k in range(3))
+    z = X[a + 3 * nc :]
     Qc, gap_c, _, _, force_c, _ = m.compliant_force(t, q, v, z)
     normal = ca.fmax(extrapolate(lam, lam1, lam2), 0)
     o = step.whole_step(t=t, q=q, v=v, h=h, normal=normal, applied=Qc)
@@ -247,12 +248,14 @@ def chunk_end(rows: ChunkRows) -> StepSolution:
     last three steps start the friction fixed point (QPStep.solve; a checkpoint stores them as
     `warm`)."""
     p, s = rows.points, rows.steps
-    start, nc = 1 + p["q"].shape[1] + p["v"].shape[1], p["lam"].shape[1]
+    nq = p["q"].shape[1] + p["node_q"][-1].size  # the state's q and v: rigid, then nodes
+    nv = p["v"].shape[1] + p["node_v"][-1].size
+    start, nc = 1 + nq + nv, p["lam"].shape[1]
     lam, lam1, lam2 = rows.state[start : start + 3 * nc].reshape(3, nc).copy()
     return StepSolution(
         h=float(s["h"][-1]),
-        q=p["q"][-1],
-        v=p["v"][-1],
+        q=rows.state[1 : 1 + nq].copy(),
+        v=rows.state[1 + nq : start].copy(),
         lam=lam,
         lam_eq=p["lam_eq"][-1],
         eom_residual=float(s["eom_residual"][-1]),

@@ -64,11 +64,11 @@ class History:
         if not self.pending:
             return
         m = self.model
-        N, M, J, E, C = m.n_bodies, m.n_gap, m.n_joints, m.n_eq, m.n_compliant
-        P = np.array(self.pending).T  # (1 + 13N + M + E + 3M + 4C, k)
+        M, J, E, C = m.n_gap, m.n_joints, m.n_eq, m.n_compliant
+        P = np.array(self.pending).T  # (1 + nq + nv + M + E + 3M + 4C, k)
         self.pending = []
         k = P.shape[1]
-        cuts = np.cumsum([1, 7 * N, 6 * N, M, E, 3 * M, C])
+        cuts = np.cumsum([1, m.n_q, m.n_v, M, E, 3 * M, C])
         t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
         report = (np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq))
         gap, eq, energy, directions, points, forces = report

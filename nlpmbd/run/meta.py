@@ -31,6 +31,8 @@ def run_info(
         {
             "options": options.as_dict(),
             "bodies": [b.name for b in system.bodies],
+            "nodes": [f"{f.name}[{k}]" for f in system.flexible for k in range(f.n_nodes)],
+            "flexible": [f.describe() for f in system.flexible],
             "contact_labels": system.gap_labels,
             "contact_scales": system.gap_scales,
             "compliant_labels": system.compliant_labels,

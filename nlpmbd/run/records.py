@@ -33,22 +33,32 @@ def point_arrays(
     """The per-point arrays of k time points from model.report's outputs (k rows each, in
     result shapes: directions and points (k, M, 3), joint_force (k, J, 3)) and the forces of
     the steps that led to them (None: the run has none)."""
-    k, M, C = t.shape[0], model.n_gap, model.n_compliant
+    k, M, C, K = t.shape[0], model.n_gap, model.n_compliant, model.n_nodes
     every = slice(None)
+    contact = lam[:, :, None] * directions
+    node_force = np.einsum("km,tmd->tkd", model.node_contact, contact)
+    if friction is not None:
+        node_force += np.einsum("km,tmd->tkd", model.node_contact, friction)
+    if compliant_force is not None:
+        node_force += np.einsum("km,tmd->tkd", model.node_compliant, compliant_force)
+    nq, nv = 7 * model.n_bodies, 6 * model.n_bodies
     if friction is not None:  # friction and compliant forces belong to their joints' totals
         np.add.at(joint_force, (every, model.gap_joint), friction)  # type: ignore[arg-type]
     if compliant_force is not None:
         np.add.at(joint_force, (every, model.compliant_joint), compliant_force)  # type: ignore[arg-type]
     return {
         "t": t,
-        "q": q,
-        "v": v,
+        "q": q[:, :nq],
+        "v": v[:, :nv],
+        "node_q": q[:, nq:].reshape(k, K, 2),
+        "node_v": v[:, nv:].reshape(k, K, 2),
+        "node_force": node_force[:, :, :2],
         "lam": lam,
         "lam_eq": lam_eq,
         "gap": gap,
         "eq_residual": eq_residual,
         "energy": energy,
-        "contact_force": lam[:, :, None] * directions,
+        "contact_force": contact,
         "contact_point": points,
         "joint_force": joint_force,
         "friction_force": np.zeros((k, M, 3)) if friction is None else friction,

@@ -146,7 +146,8 @@ class Stepper:
             state.step += rows.k
             state.count("chunk_steps", rows.k)
             state.count("chunk_steps_discarded", rows.discarded)
-            self._diverged(rows.points["t"], rows.points["q"])
+            p = rows.points
+            self._diverged(p["t"], np.hstack([p["q"], p["node_q"].reshape(rows.k, -1)]))
         if rows.k < len(sizes):
             self.one_step(state)  # the step the chunk could not take
         return state.t - t0

@@ -71,6 +71,8 @@ def length_scale(system: System) -> float:
     for body in system.bodies:
         sizes.append(float(np.linalg.norm(body.position)))
         sizes.append(float(np.sqrt(1.5 * np.trace(body.inertia) / body.mass)))
+    for flexible in system.flexible:
+        sizes.append(float(np.max(np.linalg.norm(flexible.reference, axis=1))))
     return max(sizes)
 
 
@@ -78,9 +80,9 @@ def does_no_work(system: System, model: SymbolicModel) -> bool:
     """True when nothing but gravity (in the potential energy) and the contacts and joints does
     work: no applied loads or springs (whose energy the result does not hold) and no driving
     constraints (dPhi_eq/dt structurally zero)."""
-    if system.loads:
+    if system.loads or system.point_loads or system.flexible:  # damping does work too
         return False
-    q, t = ca.SX.sym("q", 7 * model.n_bodies), ca.SX.sym("t")
+    q, t = ca.SX.sym("q", model.n_q), ca.SX.sym("t")
     rate = model.Phi_eq_t(q, t)
     return rate.nnz() == 0 or bool(rate.is_zero())
 
@@ -91,6 +93,8 @@ class RunChecks:
     def __init__(self, system: System, model: SymbolicModel) -> None:
         self.scale = length_scale(system)
         self.names = [b.name for b in system.bodies]
+        self.names += [f"{f.name}[{k}]" for f in system.flexible for k in range(f.n_nodes)]
+        self.n_rigid = len(system.bodies)
         self.no_work = does_no_work(system, model)
         self.weight = float(np.sum(model.masses)) * float(np.linalg.norm(model.gravity))
         self.contact_scales = np.asarray(system.gap_scales, dtype=float)
@@ -104,11 +108,14 @@ class RunChecks:
     def diverged(self, t: np.ndarray, q: np.ndarray) -> str | None:
         """Why the run diverged at rows (t, q) of a step or a chunk, or None."""
         limit = DIVERGENCE_FACTOR * self.scale
-        if np.max(np.abs(q)) <= limit:  # also False for NaN; then look closer
+        if np.max(np.abs(q), initial=0.0) <= limit:  # also False for NaN; then look closer
             return None
         q = np.atleast_2d(q)
         with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN are what we look for
-            r = np.linalg.norm(q.reshape(q.shape[0], -1, 7)[:, :, :3], axis=2)
+            n = 7 * self.n_rigid
+            rigid = np.linalg.norm(q[:, :n].reshape(q.shape[0], -1, 7)[:, :, :3], axis=2)
+            nodes = np.linalg.norm(q[:, n:].reshape(q.shape[0], -1, 2), axis=2)
+            r = np.concatenate([rigid, nodes], axis=1)
         bad = np.argwhere(~(r <= limit))
         if bad.size == 0:
             return None

@@ -40,13 +40,13 @@ def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
     EoM residual when the friction forces beta of a Tresca solve are replaced by those of the
     Coulomb law with normal forces lam (module docstring), and the kernel's size of the forces
     at play (StepKernel.eom_scale)."""
-    nc, N = model.n_gap, model.n_bodies
+    nc, nv = model.n_gap, model.n_v
     t, h = ca.SX.sym("t"), ca.SX.sym("h")
-    qm, vm, v = ca.SX.sym("qm", 7 * N), ca.SX.sym("vm", 6 * N), ca.SX.sym("v", 6 * N)
-    lam, beta, applied = ca.SX.sym("lam", nc), ca.SX.sym("beta", 3, nc), ca.SX.sym("f", 6 * N)
+    qm, vm, v = ca.SX.sym("qm", model.n_q), ca.SX.sym("vm", nv), ca.SX.sym("v", nv)
+    lam, beta, applied = ca.SX.sym("lam", nc), ca.SX.sym("beta", 3, nc), ca.SX.sym("f", nv)
     D = model.slip(qm)
     mu_k, mu_s = ca.DM(model.mu), ca.DM(model.mu_static)
-    diff = ca.SX.zeros(6 * N, 1)
+    diff = ca.SX.zeros(nv, 1)
     for j in range(nc):
         Dj = D[3 * j : 3 * j + 3, :]
         coef = ca.if_else(ca.norm_2(Dj @ vm) < settings.stick_speed, mu_s[j], mu_k[j])
@@ -56,6 +56,8 @@ def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
     M = ca.DM(model.M)
     inertia = M @ (v - vm) / h
     rest = model.S(qm, vm) - model.Q(t, qm, vm) - applied
+    if model.flexible:
+        rest = rest + model.internal(qm, v, h)
     scale = ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
     return ca.Function("coulomb", [t, qm, vm, v, h, lam, beta, applied], [ca.norm_2(diff), scale])
 
@@ -119,7 +121,7 @@ class FrictionFixedPoint(StepSolver):
         the kernel's Verification puts on it)."""
         m = self.kernel.model
         beta = -sol.friction if sol.friction is not None else np.zeros((3, m.n_gap))
-        applied = inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
+        applied = inputs.applied if inputs.applied is not None else np.zeros(m.n_v)
         r, scale = self.coulomb(inputs.t, inputs.q, inputs.v, sol.v, sol.h, sol.lam, beta, applied)
         return sol.eom_residual + float(r), self.kernel.verification.eom * float(scale)
 

@@ -17,30 +17,10 @@ import numpy as np
 
 from ..model.rotation import g_matrix
 from .config import Formulation, Friction
+from .elastic import elastic, gauss
 from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout
-
-#: Numbers below this magnitude in a step's parameters P (NLPStep.parameters) are set to zero.
-#: Components that the constraints drive to zero (e.g. the out-of-axis Euler parameters of a
-#: body on a revolute joint) decay geometrically from step to step and reach the subnormal
-#: range (< 2.2e-308) after some tens of steps; the NLP's Jacobian then holds subnormal entries,
-#: on which the scaling of IPOPT's linear solver breaks (the same step solves in one iteration
-#: with MUMPS's scaling off, or with those numbers zero, or with them raised to 1e-250): the
-#: line search rejects the Newton step and the step ends in Restoration_Failed or
-#: Maximum_Iterations (issue 14, a spinning prismatic guide without the predictor). 1e-100 is
-#: far below anything a state in SI units resolves (the smallest nonzero state component of the
-#: regression runs is 1e-41) and far enough above the subnormal range that the products of two
-#: or three such components in the derivatives stay normal numbers.
-FLUSH_BELOW = 1e-100
-
-
-def flushed(a: np.ndarray) -> np.ndarray:
-    """`a` with its nonzero entries of magnitude below FLUSH_BELOW set to 0 (`a` itself, not a
-    copy, when there are none: then the step is bit for bit the one without the flush)."""
-    size = np.abs(a)
-    tiny = (size < FLUSH_BELOW) & (size > 0)
-    return np.where(tiny, 0.0, a) if tiny.any() else a
 
 
 @dataclass(frozen=True)
@@ -64,6 +44,7 @@ class NLPGraph:
     impacts: ca.Function  # (qm, vm, h) -> 1 on the impact set (step/impacts.py)
     induced: ca.Function  # (lam, hit, released) -> 1 on the induced impacts (step/impacts.py)
     n_bodies: int
+    n_v: int
 
     def multipliers(self, lam_g: Any) -> tuple[Any, Any]:
         """(contact rows' multipliers: gaps then restitution, equality rows' multipliers)."""
@@ -78,8 +59,9 @@ class NLPGraph:
             p = qm[7 * k + 3 : 7 * k + 7]
             qd[7 * k : 7 * k + 3] = vm[6 * k : 6 * k + 3]
             qd[7 * k + 3 : 7 * k + 7] = 0.5 * g_matrix(p).T @ vm[6 * k + 3 : 6 * k + 6]
-        extra = np.zeros(self.layout_x.size - 1 - 7 * N)
-        return np.concatenate([[1.0], qd, extra])
+        nodes = vm[6 * N : self.n_v]  # a node's q_dot is its velocity
+        extra = np.zeros(self.layout_x.size - 1 - 7 * N - nodes.size)
+        return np.concatenate([[1.0], qd, nodes, extra])
 
 
 def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
@@ -89,24 +71,33 @@ def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
         pm, pd = qm[7 * k + 3 : 7 * k + 7], qd[7 * k + 3 : 7 * k + 7]
         blocks += [qd[7 * k : 7 * k + 3], 2 * g_matrix(pm) @ pd]
         norm_rows.append(ca.dot(pm, pm) - 1 + 2 * h * ca.dot(pm, pd))
+    if qd.shape[0] > 7 * N:  # the nodes of flexible bodies: v = q_dot
+        blocks.append(qd[7 * N :])
     return ca.vertcat(*blocks), norm_rows
 
 
 def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
     """Layouts of P, x and g; absent features have size-0 blocks."""
-    N, nc, ne = m.n_bodies, m.n_gap, m.n_eq
+    N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, m.n_v
+    nz = 2 * m.n_nodes if not mpcc else 0  # the flexible bodies' z (_elastic)
     layout_p = Layout(
         [
             ("t", 1),
-            ("q", 7 * N),
-            ("v", 6 * N),
+            ("q", m.n_q),
+            ("v", nv),
             ("use_curvature", 1),
             ("friction_normal", nc if m.has_friction else 0),
-            ("applied", 6 * N if m.n_compliant else 0),
+            ("applied", nv if m.n_compliant else 0),
         ]
     )
     layout_x = Layout(
-        [("s", 1), ("qd", 7 * N), ("lam", nc if mpcc else 0), ("lam_eq", ne if mpcc else 0)]
+        [
+            ("s", 1),
+            ("qd", m.n_q),
+            ("z", nz),
+            ("lam", nc if mpcc else 0),
+            ("lam_eq", ne if mpcc else 0),
+        ]
     )
     layout_g = Layout(
         [
@@ -114,7 +105,8 @@ def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
             ("eq", ne),
             ("gap", nc),
             ("restitution", nc if m.has_restitution else 0),
-            ("eom", 6 * N if mpcc else 0),
+            ("elastic", nz),
+            ("eom", nv if mpcc else 0),
             ("complementarity", nc if mpcc else 0),
         ]
     )
@@ -132,8 +124,9 @@ class _Terms:
         self.t, self.qm, self.vm, self.use_curv, self.normal, self.applied = self.lay_p.split(
             self.P
         ).values()
-        self.s, self.qd, self.lam, self.lam_eq = self.lay_x.split(self.x).values()
+        self.s, self.qd, self.z, self.lam, self.lam_eq = self.lay_x.split(self.x).values()
         self.h = h = self.s * h_max
+        self.h_max = h_max
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
         self.M = ca.DM(m.M)
         t, qm, vm, v = self.t, self.qm, self.vm, self.v
@@ -141,6 +134,8 @@ class _Terms:
         self.K = self.M @ (v - vm) / h + a * m.S(qm, vm) - a * m.Q(t, qm, vm)  # [eq. 26]
         if m.n_compliant:
             self.K = self.K - a * self.applied
+        if m.flexible:  # internal forces implicit in v (docs/FORMULATION.md section 11)
+            self.K = self.K + m.internal(qm, v, h)
         self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
         self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]
         #: the gaps' force directions in the equations of motion (Phi_v but for vector rows)
@@ -164,9 +159,9 @@ def _friction(T: _Terms, m: Any, settings: Friction, f: ca.SX) -> tuple[ca.SX, c
     """f plus the Tresca terms (model/contact.py) (2c/h) sum_j g_j |D_j v|, the QP's h g |D v|
     scaled like the Gauss term; the friction forces (3, M), size g_j against the slip, and
     their generalised force (6N)."""
-    nc, N = m.n_gap, m.n_bodies
+    nc = m.n_gap
     qm, vm, v, h, c, normal = T.qm, T.vm, T.v, T.h, T.c, T.normal
-    force, generalised = ca.SX(3, nc), ca.SX.zeros(6 * N, 1)
+    force, generalised = ca.SX(3, nc), ca.SX.zeros(m.n_v, 1)
     D = m.slip(qm)
     mu_k, mu_s = ca.DM(m.mu), ca.DM(m.mu_static)
     for j in range(nc):
@@ -193,11 +188,15 @@ def _rows(T: _Terms, m: Any, mpcc: bool, sigma: float) -> tuple[ca.SX, np.ndarra
         g_parts.append(T.rest)
         lbg.append(np.full(nc, -np.inf))
         ubg.append(np.full(nc, np.inf))
+    if T.z.shape[0]:
+        g_parts.append(elastic(m, T.K, T.z, T.h, T.h_max)[1])
+        lbg.append(np.zeros(T.z.shape[0]))
+        ubg.append(np.zeros(T.z.shape[0]))
     if mpcc:
         eom = T.K + T.G.T @ T.lam + T.Phi_eq_v.T @ T.lam_eq  # equations of motion [eq. 25]
         g_parts += [eom, -T.lam * T.Phi_lin]  # Scholtes: lam_j (-Phi_lin_j) <= sigma
-        lbg += [np.zeros(6 * N), np.full(nc, -np.inf)]
-        ubg += [np.zeros(6 * N), np.full(nc, sigma)]
+        lbg += [np.zeros(m.n_v), np.full(nc, -np.inf)]
+        ubg += [np.zeros(m.n_v), np.full(nc, sigma)]
     return ca.vertcat(*g_parts), np.concatenate(lbg), np.concatenate(ubg)
 
 
@@ -247,8 +246,8 @@ def build_graph(
     m = kernel.model
     mpcc = formulation is Formulation.MPCC
     T = _Terms(kernel, h_max, mpcc)
-    f = T.c * ca.dot(T.K, m.M_inv @ T.K) - h_preference * T.s
-    fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(6 * m.n_bodies, 1)
+    f = gauss(m, T.K, T.z, T.h, T.c, h_max) - h_preference * T.s
+    fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(T, m, friction, f)
     g, lbg, ubg = _rows(T, m, mpcc, sigma)
@@ -281,4 +280,5 @@ def build_graph(
             [induced(lam, hit, released, m.restitution) if rest else 0],
         ),
         n_bodies=m.n_bodies,
+        n_v=m.n_v,
     )

@@ -31,6 +31,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from ..errors import InputError
 from ..model.clearance import gap_fractions, smallest_clearance
 from ..model.kinematics import advance, normalized
 from ..model.symbolic import SymbolicModel
@@ -77,7 +78,12 @@ class StepKernel:
         self.kick = 0.5 if self.second_order else 1.0
         #: `use` of a first attempt: 1 where any second-order term exists (gaps or equalities)
         self.use = 1.0 if (self.uses_curvature or self.second_order) else 0.0
-        q = ca.SX.sym("q", 7 * model.n_bodies)
+        if self.second_order and model.flexible:
+            raise InputError(
+                "scheme must be euler for a system with flexible bodies, got verlet "
+                "(their implicit internal forces are first order)"
+            )
+        q = ca.SX.sym("q", model.n_q)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
         self._penetration_numeric = Numeric(self.penetration)
         self.projection = (
@@ -167,11 +173,11 @@ class StepKernel:
     # ---- update --------------------------------------------------------------------------
     def update(self, q: Any, v: Any, h: Any) -> tuple[Any, Any]:
         """(q after the step, Euler-parameter drift before renormalisation)."""
-        return advance(q, v, h, self.renormalize)
+        return advance(q, v, h, self.renormalize, self.model.n_bodies)
 
     def normalized(self, q_new: Any) -> tuple[Any, Any]:
         """(q_new with unit Euler parameters if renormalising, drift before)."""
-        return normalized(q_new, self.renormalize)
+        return normalized(q_new, self.renormalize, self.model.n_bodies)
 
     # ---- acceptance ------------------------------------------------------------------------
     @staticmethod

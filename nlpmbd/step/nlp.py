@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import InputError
 from .config import DEFAULT_FRICTION, Formulation, Friction
-from .graph import NLPGraph, build_graph, flushed
+from .flush import flushed
+from .graph import NLPGraph, build_graph
 from .kernel import StepKernel
 from .numeric import Numeric
 from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
@@ -130,7 +131,7 @@ class NLPStep(StepSolver):
     def parameters(
         self, inputs: StepInputs, friction_normal: np.ndarray | None = None
     ) -> np.ndarray:
-        """P for a step (layout `p`), its tiny numbers zero (graph.flushed)."""
+        """P for a step (layout `p`), its tiny numbers zero (flush.flushed)."""
         g, m = self.graph, self.kernel.model
         blocks: dict[str, Any] = {
             "t": inputs.t,
@@ -143,9 +144,7 @@ class NLPStep(StepSolver):
                 friction_normal if friction_normal is not None else np.zeros(m.n_gap)
             )
         if g.layout_p.sizes["applied"]:
-            blocks["applied"] = (
-                inputs.applied if inputs.applied is not None else np.zeros(6 * m.n_bodies)
-            )
+            blocks["applied"] = inputs.applied if inputs.applied is not None else np.zeros(m.n_v)
         return flushed(g.layout_p.stack(blocks))
 
     def bounds(self, h_lo: float, h_hi: float) -> tuple[np.ndarray, np.ndarray]:

@@ -56,22 +56,22 @@ class GapProjection:
         self.model, self.max_iter = model, max_iter
         self.tol = 1e-4 * clearance
         self.nlp_solves = 0
-        N, nc, ne = model.n_bodies, model.n_gap, model.n_eq
-        q, t = ca.MX.sym("q", 7 * N), ca.MX.sym("t")
-        dx = ca.MX.sym("dx", 6 * N)
-        self._move = ca.Function("move", [q, dx], [advance(q, dx)[0]])
+        N, nc, ne, nv = model.n_bodies, model.n_gap, model.n_eq, model.n_v
+        q, t = ca.MX.sym("q", model.n_q), ca.MX.sym("t")
+        dx = ca.MX.sym("dx", nv)
+        self._move = ca.Function("move", [q, dx], [advance(q, dx, n_rigid=N)[0]])
         lba = ca.vertcat(-ca.inf * ca.DM.ones(nc), ca.DM.zeros(ne))
         # in u = R dx (M = R^T R): H = I, whose factorisation by DAQP is trivial
-        R_inv = mass_factor(model.M)[1]
+        R_inv = mass_factor(model.M, 6 * N)[1]
         A = ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t)) @ R_inv
         qp = ca.conic(
-            "gap_projection", "daqp", {"h": ca.DM.eye(6 * N).sparsity(), "a": A.sparsity()}, _QP
+            "gap_projection", "daqp", {"h": ca.DM.eye(nv).sparsity(), "a": A.sparsity()}, _QP
         )
         # in units of the clearance (dx = c R^-1 y): the target here is 1e-4 c, and the
         # solver's tolerances are absolute
         sol = qp(
-            h=ca.DM.eye(6 * N),
-            g=ca.DM.zeros(6 * N),
+            h=ca.DM.eye(nv),
+            g=ca.DM.zeros(nv),
             a=A,
             lba=lba,
             uba=ca.vertcat(-model.Phi(q) / clearance, ca.DM.zeros(ne)),
@@ -80,7 +80,7 @@ class GapProjection:
         # costs nothing once the gaps are within tolerance
         iterate = ca.Function.if_else(
             "gauss_newton_iteration",
-            ca.Function("gn", [q, t], [advance(q, clearance * R_inv @ sol["x"])[0]]),
+            ca.Function("gn", [q, t], [advance(q, clearance * R_inv @ sol["x"], n_rigid=N)[0]]),
             ca.Function("keep", [q, t], [q]),
         )
         qk, n_qp = q, ca.MX(0)
@@ -94,13 +94,13 @@ class GapProjection:
         )
         # the exact problem in units of the clearance; aim at Phi <= -tol/2 to pass the check
         self._c = clearance
-        qs, ts, dxs = ca.SX.sym("q", 7 * N), ca.SX.sym("t"), ca.SX.sym("dx", 6 * N)
+        qs, ts, dxs = ca.SX.sym("q", model.n_q), ca.SX.sym("t"), ca.SX.sym("dx", nv)
         nlp = {
             "x": dxs,
             "p": ca.vertcat(qs, ts),
             "f": 0.5 * ca.dot(dxs, ca.DM(model.M) @ dxs),
             "g": ca.vertcat(
-                model.Phi(advance(qs, clearance * dxs)[0]) / clearance,
+                model.Phi(advance(qs, clearance * dxs, n_rigid=N)[0]) / clearance,
                 model.Phi_eq_v(qs, ts) @ dxs,
             ),
         }

@@ -84,9 +84,8 @@ class QPStep(StepSolver):
         run loop takes a step that fails either again in Python (qpOASES, then the NLP; or the
         projection's IPOPT fallback). `normal`: the previous step's normal forces (friction)."""
         k, m = self.kernel, self.kernel.model
-        N = m.n_bodies
         t, h, normal = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("normal", m.n_gap)
-        q, v, applied = ca.MX.sym("q", 7 * N), ca.MX.sym("v", 6 * N), ca.MX.sym("applied", 6 * N)
+        q, v, applied = ca.MX.sym("q", m.n_q), ca.MX.sym("v", m.n_v), ca.MX.sym("applied", m.n_v)
         first = self.attempt.call([t, q, v, h, k.use, applied, normal])
         out, n_qp = list(first), ca.MX(1)
         if k.uses_curvature:

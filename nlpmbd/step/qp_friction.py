@@ -28,7 +28,7 @@ class Tangential:
     = 0 with p, n >= 0, the split variables w ordered (p, n) per tangent, contact by contact."""
 
     def __init__(self, m: Any, q: Any, vm: Any, v_free: Any) -> None:
-        nc, nv = m.n_gap, 6 * m.n_bodies
+        nc, nv = m.n_gap, m.n_v
         D, planes = m.slip(q), m.slip_plane(q)
         d, _ = m.contact(q)
         self.D = [D[3 * j : 3 * j + 3, :] for j in range(nc)]

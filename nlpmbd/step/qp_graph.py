@@ -36,13 +36,13 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-from ..model.mass import mass_factor
 from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
+from .qp_objective import Objective
 from .quiet import silent_stdout
 from .verlet import two_stage
 
@@ -87,7 +87,7 @@ def attempt_function(
     start the friction fixed point (ignored without friction). Under the second-order scheme
     the whole step is its two stages (step/verlet.py), or with `whole` False its first."""
     m = kernel.model
-    args, normal = _step_symbols(m.n_bodies), ca.MX.sym("normal", m.n_gap)
+    args, normal = _step_symbols(m), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
     if m.has_friction:
         out = _fixed_point(at, args, normal, rounds)
@@ -114,7 +114,7 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     second one that releases the gap rows of induced impacts (step/impacts.py); a second round
     of them fails the step's checks (the NLP path takes it)."""
     m = kernel.model
-    args = _step_symbols(m.n_bodies) + [ca.MX.sym("normal", m.n_gap)]
+    args = _step_symbols(m) + [ca.MX.sym("normal", m.n_gap)]
     out = one.call([*args, ca.MX.zeros(m.n_gap)])
     if m.has_restitution:
         syms = _symbols(out)
@@ -131,7 +131,7 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
     if not kernel.vector:
         return one
     m = kernel.model
-    args = _step_symbols(m.n_bodies) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
+    args = _step_symbols(m) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
     dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
     out = one.call([*args, dirs])
     q, v, h, use = args[1:5]
@@ -146,15 +146,15 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
     return ca.Function("qp_cut", args, out)
 
 
-def _step_symbols(N: int) -> list:
+def _step_symbols(m: Any) -> list:
     """t, q, v, h, use_curvature, applied."""
     return [
         ca.MX.sym("t"),
-        ca.MX.sym("q", 7 * N),
-        ca.MX.sym("v", 6 * N),
+        ca.MX.sym("q", m.n_q),
+        ca.MX.sym("v", m.n_v),
         ca.MX.sym("h"),
         ca.MX.sym("use_curvature"),
-        ca.MX.sym("applied", 6 * N),
+        ca.MX.sym("applied", m.n_v),
     ]
 
 
@@ -212,33 +212,21 @@ class _Rows:
         return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
-def _in_unit_mass(m: Any, A: Any, v_free: Any, nw: int) -> tuple[Any, Any, Any]:
-    """(H, g, A before the change of variables) of the QP in u = R v (M = R^T R, model/mass.py)
-    and the nw friction split variables: H = I, whose factorisation by the solver is trivial.
-    The split variables' small curvature fixes p, n where qrqp would otherwise report
-    multipliers off the friction law; it biases the friction force by W_REG m_min |slip| / h
-    (4e-7 N at 1 m/s of slip in slider_crank, h = 1e-5 s), which the checks allow for."""
-    nv = 6 * m.n_bodies
-    H = ca.diagcat(ca.DM.eye(nv), W_REG * float(np.min(m.masses)) * ca.DM.eye(nw))
-    return H, -mass_factor(m.M)[0] @ v_free, ca.horzcat(A, ca.MX(A.shape[0], nw))
-
-
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
     contacts of induced impacts (step/impacts.py)."""
     k, m = kernel, kernel.model
-    N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, 6 * m.n_bodies
-    args = _step_symbols(N)
+    nc, ne, nv = m.n_gap, m.n_eq, m.n_v
+    args = _step_symbols(m)
     t, q, v, h, use, applied = args
     normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
-    M, R_inv = ca.sparsify(ca.DM(m.M)), mass_factor(m.M)[1]
-    v_free = v + k.kick * h * m.M_inv @ (m.Q(t, q, v) + applied - m.S(q, v))
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
-    fr = Tangential(m, q, v, v_free) if m.has_friction else None
+    obj = Objective(k, args)
+    fr = Tangential(m, q, v, obj.v_free) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
-    H, g, A = _in_unit_mass(m, rows.A, v_free, nw)
+    H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
     lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
     if fr is not None:
@@ -248,13 +236,13 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
             ca.vertcat(a, b)
             for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
         )
-    A = A @ ca.diagcat(R_inv, ca.DM.eye(nw))  # the friction rows too
+    A = obj.unscale(A, nw)  # the friction rows too
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
-    v_new, y = R_inv @ sol["x"][:nv, 0], sol["lam_a"]
+    v_new, y = obj.velocities(sol["x"][:nv, 0]), sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
     f = Forces(rows, mult, ne, nc, v_new)
     lam, lam_eq = f.lam, f.lam_eq
@@ -264,7 +252,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         y_f = y[rows.n_contact :, 0] / h
         fric, generalised, within = fr.forces(y_f, bound, bias)
         miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)
-    K = M @ (v_new - v_free) / h
+    K = obj.residual(v_new)
     eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)

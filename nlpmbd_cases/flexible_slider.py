@@ -1,0 +1,66 @@
+"""The flexible slider of Zheng and Wang ([R5] of docs/FORMULATION.md), shared by `stick_slip`
+and `slider_crank_moment` with `slider=flexible`: a Q4 plane-stress strip (nlpmbd/model/fem.py)
+in a horizontal guide fixed to the ground, every node of its lower and upper faces a contact
+candidate against the guide's lower and upper faces (NodeContact, one gap per node).
+
+The strip is `width` along the guide (x) by `height` across (y), unit thickness, lumped mass
+(the paper's choice), Rayleigh damping; its reference lower-left corner is `corner` (global).
+The guide's lower face is the plane y = lower, its upper face y = lower + height + clearance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nlpmbd import GROUND, System
+from nlpmbd.model.contact import ContactLaw
+from nlpmbd.model.fem import PlaneStressStrip
+from nlpmbd.model.flexible import FlexibleBody
+from nlpmbd.validation import finite_scalar
+from nlpmbd_joints import node_contacts
+
+PARAMETERS_TABLE1 = {"poisson_ratio": 0.3, "rayleigh_alpha": 0.010, "rayleigh_beta": 0.544}
+
+
+def mesh(elements: int) -> tuple[int, int]:
+    """(along, across) for a total element count: as square as it divides, the longer side
+    along the guide: 25 -> 5 x 5, 4 -> 2 x 2, 8 -> 4 x 2, 3 -> 3 x 1."""
+    across = max(d for d in range(1, int(elements**0.5) + 1) if elements % d == 0)
+    return elements // across, across
+
+
+def flexible_slider(
+    system: System,
+    *,
+    width: float,
+    height: float,
+    areal_density: float,
+    youngs_modulus: float,
+    elements: int,
+    corner: tuple[float, float],
+    clearance: float,
+    law: ContactLaw,
+) -> FlexibleBody:
+    """Add the strip and its node contacts with the guide to `system`; return the strip."""
+    nx, ny = mesh(elements)
+    strip = PlaneStressStrip.from_areal_density(
+        width=width,
+        height=height,
+        elements_x=nx,
+        elements_y=ny,
+        youngs_modulus=finite_scalar("youngs_modulus", youngs_modulus, low=0.0, low_open=True),
+        areal_density=areal_density,
+        **PARAMETERS_TABLE1,
+    )
+    body = system.add_body(FlexibleBody("slider", strip, position=(*corner, 0.0)))
+    lower = corner[1]
+    faces: list[tuple[str, Any, float]] = [
+        ("lower", (0.0, 1.0, 0.0), lower),
+        ("upper", (0.0, -1.0, 0.0), lower + height + clearance),
+    ]
+    for face, normal, y in faces:
+        for joint in node_contacts(
+            face, GROUND, body.face(face), (0.0, y, 0.0), normal, law, clearance=clearance
+        ):
+            system.add_joint(joint)
+    return body
