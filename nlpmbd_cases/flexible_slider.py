@@ -5,7 +5,9 @@ candidate against the guide's lower and upper faces (NodeContact, one gap per no
 
 The strip is `width` along the guide (x) by `height` across (y), unit thickness, lumped mass
 (the paper's choice), Rayleigh damping; its reference lower-left corner is `corner` (global).
-The guide's lower face is the plane y = lower, its upper face y = lower + height + clearance.
+The guide's lower face is the plane y = lower (default: the strip's lower face, seated), its
+upper face y = lower + height + play, play = 2 clearance when the strip starts centred
+(lower = corner y - clearance), else clearance.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ def flexible_slider(
     corner: tuple[float, float],
     clearance: float,
     law: ContactLaw,
+    centred: bool = False,
 ) -> FlexibleBody:
-    """Add the strip and its node contacts with the guide to `system`; return the strip."""
+    """Add the strip and its node contacts with the guide to `system`; return the strip.
+    `centred`: the strip starts with `clearance` on either side, else seated on the lower face
+    with all of it above."""
     nx, ny = mesh(elements)
     strip = PlaneStressStrip.from_areal_density(
         width=width,
@@ -53,10 +58,11 @@ def flexible_slider(
         **PARAMETERS_TABLE1,
     )
     body = system.add_body(FlexibleBody("slider", strip, position=(*corner, 0.0)))
-    lower = corner[1]
+    lower = corner[1] - (clearance if centred else 0.0)
+    play = 2 * clearance if centred else clearance
     faces: list[tuple[str, Any, float]] = [
         ("lower", (0.0, 1.0, 0.0), lower),
-        ("upper", (0.0, -1.0, 0.0), lower + height + clearance),
+        ("upper", (0.0, -1.0, 0.0), lower + height + play),
     ]
     for face, normal, y in faces:
         for joint in node_contacts(

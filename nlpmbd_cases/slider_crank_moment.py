@@ -21,10 +21,20 @@ from typing import Any
 
 import numpy as np
 
-from nlpmbd import Case, Parameter, System, Torque
+from nlpmbd import GROUND, Case, Parameter, System, Torque
+from nlpmbd.errors import InputError
 from nlpmbd.model.contact import HardContact
+from nlpmbd_joints import NodePin, RevoluteJoint
 
-from .slider_crank_parts import SliderCrank, build_slider_crank, sinusoidal_moment
+from .flexible_slider import flexible_slider, mesh
+from .slider_crank_parts import (
+    SliderCrank,
+    Z,
+    add_crank_and_rod,
+    build_slider_crank,
+    pin_positions,
+    sinusoidal_moment,
+)
 
 GEOMETRY = SliderCrank(
     crank_length=1.8,
@@ -56,18 +66,43 @@ PARAMETERS = (
         unit="m",
     ),
     Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
+    Parameter(
+        "slider", "rigid", "rigid body or Q4 finite elements", str, choices=("rigid", "flexible")
+    ),
+    Parameter(
+        "youngs_modulus",
+        1000.0,
+        "Young's modulus E of the flexible slider",
+        float,
+        low=0.0,
+        low_open=True,
+        unit="Pa",
+        applies={"slider": ("flexible",)},
+    ),
+    Parameter(
+        "elements",
+        4,
+        "number of Q4 elements: 4 -> 2 x 2, 8 -> 4 x 2 (even along and across: a centre node)",
+        int,
+        low=4,
+        high=400,
+        applies={"slider": ("flexible",)},
+    ),
 )
 
 
 def build(params: Mapping[str, Any]) -> System:
     contact = HardContact(mu=params["mu"], mu_static=params["mu_static"])
-    system = build_slider_crank(
-        GEOMETRY,
-        gravity=params["g"],
-        guide="clearance",
-        clearance=params["clearance"],
-        contact=contact,
-    )
+    if params["slider"] == "flexible":
+        system = _flexible(params, contact)
+    else:
+        system = build_slider_crank(
+            GEOMETRY,
+            gravity=params["g"],
+            guide="clearance",
+            clearance=params["clearance"],
+            contact=contact,
+        )
     crank = next(b for b in system.bodies if b.name == "crank")
     system.add_load(
         Torque(
@@ -89,3 +124,36 @@ CASE = Case(
     h_min=1e-3,
     h_max=1e-3,
 )
+
+
+def _flexible(params: Mapping[str, Any], contact: HardContact) -> System:
+    """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), centred in its guide like
+    the rigid one; the rod's pin C is an exact NodePin at the slider's centre node."""
+    nx, ny = mesh(params["elements"])
+    if nx % 2 or ny % 2:
+        raise InputError(
+            f"elements must give an even mesh both ways (a node at the slider's centre for the "
+            f"rod's pin), got {params['elements']} -> {nx} x {ny}"
+        )
+    g = GEOMETRY
+    system = System(gravity=(0.0, -params["g"], 0.0))
+    B, C, _ = pin_positions(g)
+    crank, rod = add_crank_and_rod(system, g)
+    system.add_joint(RevoluteJoint("pivot", GROUND, crank, point=(0, 0, 0), axis=Z))
+    system.add_joint(RevoluteJoint("crank_pin", crank, rod, point=tuple(B), axis=Z))
+    a, b = g.slider_length, g.slider_width
+    body = flexible_slider(
+        system,
+        width=a,
+        height=b,
+        areal_density=g.slider_mass / (a * b),
+        youngs_modulus=params["youngs_modulus"],
+        elements=params["elements"],
+        corner=(C[0] - a / 2, C[1] - b / 2),
+        clearance=params["clearance"],
+        law=contact,
+        centred=True,
+    )
+    centre = body.node(body.strip.node(nx // 2, ny // 2))
+    system.add_joint(NodePin("slider_pin", rod, centre))
+    return system

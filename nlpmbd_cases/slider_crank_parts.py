@@ -87,19 +87,35 @@ def _link(
     )
 
 
-def _bodies(system: System, g: SliderCrank) -> tuple[RigidBody, RigidBody, RigidBody]:
-    """Crank, rod and slider at theta0 with velocities consistent with the loop closure
-    l1 sin(theta) + l2 sin(phi) = 0."""
+def _velocities(g: SliderCrank) -> tuple[float, np.ndarray, np.ndarray]:
+    """(phi_dot, vB, vC) at theta0 from the loop closure l1 sin(theta) + l2 sin(phi) = 0."""
     th, w = g.theta0, g.omega0
-    B, C, phi = pin_positions(g)
+    _, _, phi = pin_positions(g)
     phi_dot = -g.crank_length * w * np.cos(th) / (g.rod_length * np.cos(phi))
     vB = g.crank_length * w * np.array([-np.sin(th), np.cos(th), 0.0])
     vC = vB + g.rod_length * phi_dot * np.array([-np.sin(phi), np.cos(phi), 0.0])
+    return phi_dot, vB, vC
+
+
+def add_crank_and_rod(system: System, g: SliderCrank) -> tuple[RigidBody, RigidBody]:
+    """Crank and rod at theta0 with velocities consistent with the loop closure."""
+    th, w = g.theta0, g.omega0
+    B, _, phi = pin_positions(g)
+    phi_dot, vB, _ = _velocities(g)
     crank = _link(
         system, "crank", g.crank_mass, g.crank_inertia, np.zeros(3), th, np.zeros(3), w,
         g.crank_length,
     )  # fmt: skip
     rod = _link(system, "rod", g.rod_mass, g.rod_inertia, B, phi, vB, phi_dot, g.rod_length)
+    return crank, rod
+
+
+def _bodies(system: System, g: SliderCrank) -> tuple[RigidBody, RigidBody, RigidBody]:
+    """Crank, rod and slider at theta0 with velocities consistent with the loop closure
+    l1 sin(theta) + l2 sin(phi) = 0."""
+    _, C, _ = pin_positions(g)
+    crank, rod = add_crank_and_rod(system, g)
+    vC = _velocities(g)[2]
     I = g.slider_inertia
     slider = system.add_body(
         RigidBody("slider", g.slider_mass, (I, I, I), position=tuple(C), velocity=tuple(vC))

@@ -54,8 +54,8 @@ def _dim_labels(
         comps = COMPONENTS.get(spec.name)
         if comps is not None and len(comps) == count:
             return list(comps)
-        if count == 3:
-            return [(c, unit) for c in _XYZ]
+        if count in (2, 3):
+            return [(c, unit) for c in _XYZ[:count]]
         return [(str(k), unit) for k in range(count)]
     factor = int(dim[:-1]) if len(dim) > 1 else 1
     names = entity_names(meta, dim[-1], count // factor)

@@ -45,6 +45,10 @@ def extrapolate(lam: Any, lam1: Any, lam2: Any) -> Any:
     return 3 * lam - 3 * lam1 + lam2
 
 
+#: The backup attempt's friction rounds, in units of the first attempt's (QPStep._backup_attempt).
+BACKUP_ROUNDS = 5
+
+
 class QPStep(StepSolver):
     """One QP at h = h_hi; qrqp (or the chosen plugin), then qpOASES if that fails its checks
     (qrqp can stop at a wrong active set when two contacts close at once)."""
@@ -71,8 +75,14 @@ class QPStep(StepSolver):
 
     @functools.cached_property
     def _backup_attempt(self) -> ca.Function:
+        """The backup plugin with BACKUP_ROUNDS times the friction rounds: a step whose normal
+        forces swing (a stiff flexible slider wedged on two corners needs ~20 rounds) is
+        taken here rather than by the NLP, whose fixed point stalls on it too."""
+        friction, rounds, whole = self._settings
         with silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
-            return attempt_function(self.kernel, self.backup or self.plugin, *self._settings)
+            return attempt_function(
+                self.kernel, self.backup or self.plugin, friction, BACKUP_ROUNDS * rounds, whole
+            )
 
     # ---- a whole step, for the chunks --------------------------------------------------
     @functools.cached_property
