@@ -19,7 +19,7 @@ from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.fem import PlaneStressStrip
 from nlpmbd.model.flexible import FlexibleBody
 from nlpmbd.validation import finite_scalar
-from nlpmbd_joints import node_contacts
+from nlpmbd_joints.node_joints import node_contacts
 
 PARAMETERS_TABLE1 = {"poisson_ratio": 0.3, "rayleigh_alpha": 0.010, "rayleigh_beta": 0.544}
 

@@ -2,7 +2,11 @@
 
 Source: X. Zheng, Q. Wang, "A methodology for modeling and simulating frictional translational
 joint with a flexible slider and clearance in multibody systems" (Beihang University; [R5] of
-docs/FORMULATION.md), Table 2, with a rigid slider (the paper's is a finite-element body).
+docs/FORMULATION.md), Table 2, with a rigid slider, or with `slider=flexible` the paper's
+finite-element slider (nlpmbd_cases/flexible_slider.py: `elements` Q4 elements, 4 -> 2 x 2,
+8 -> 4 x 2; E = `youngs_modulus`, nu 0.3, Rayleigh 0.010 / 0.544, lumped mass; centred in its
+guide like the rigid one; every lower- and upper-face node a hard contact with friction; the
+rod's pin C an exact NodePin at the centre node, where the paper uses a penalty spring).
 Crank 1.8 m, 2.0 kg; rod 2.0 m, 1.0 kg (uniform: J = m l^2 / 12 about the centre, 0.54 and
 0.3333 kg m^2); slider 0.5 m along the guide by 0.3 m across, 20/3 kg/m^2 -> 1.0 kg,
 J = 0.02833 kg m^2; clearance 2.5 mm; kinetic and static friction 0.03 / 0.04; moment
@@ -24,7 +28,8 @@ import numpy as np
 from nlpmbd import GROUND, Case, Parameter, System, Torque
 from nlpmbd.errors import InputError
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import NodePin, RevoluteJoint
+from nlpmbd_joints import RevoluteJoint
+from nlpmbd_joints.node_joints import NodePin
 
 from .flexible_slider import flexible_slider, mesh
 from .slider_crank_parts import (

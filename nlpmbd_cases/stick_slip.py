@@ -1,18 +1,25 @@
-"""Stick-slip oscillator: a rigid slider on a spring, forced along a guide with friction.
+"""Stick-slip oscillator: a rigid or flexible slider on a spring, forced along a guide.
 
 Source: X. Zheng, Q. Wang, "A methodology for modeling and simulating frictional translational
 joint with a flexible slider and clearance in multibody systems" (Beihang University; [R5] of
-docs/FORMULATION.md), Table 1, with a rigid slider (the paper's is a finite-element body; its E, nu
-and Rayleigh damping do not apply). Slider 0.6 m along the guide by 0.5 m across, 1/3 kg/m^2 ->
-0.1 kg, J = 5.083e-3 kg m^2; clearance 2.5 mm; kinetic and static friction 0.15 / 0.20; spring
-k = 1 N/m (printed "N/s") from the ground to the slider's centre, unstretched at the start; force
-F = 1.5 sin(pi t / 10) N along the guide, acting 0.05 m above the slider's mid-height (the paper's
-s; above or below is not stated); gravity 9.81 m/s^2 across the guide (-Y), so the slider rides on
-the lower surface. Planar in XY; no out-of-plane load acts, so the slider stays in the plane
-without further joints. The slider starts centred in the guide and drops the 2.5 mm onto the lower
-surface (the paper starts it seated). The contacts are complementarity contacts (the paper uses a
-penalty law with K = 1e4 N/m and chi = 1e3 N s/m; use `contact = compliant` for a Hunt-Crossley law
-of that stiffness, restitution from `restitution`).
+docs/FORMULATION.md), Table 1. `slider=rigid` (default): a rigid slider, for which the paper's E,
+nu and Rayleigh damping do not apply. `slider=flexible`: the paper's finite-element slider
+(nlpmbd_cases/flexible_slider.py): `elements` Q4 elements (25 -> 5 x 5), E = `youngs_modulus`, nu =
+0.3, Rayleigh 0.010 / 0.544, lumped mass, seated on the lower face with the clearance c above it;
+every lower- and upper-face node is a hard contact with the friction of `mu`, `mu_static`; the
+spring acts on the left face's mid-height point, F on the right face s = 0.05 m below the top
+(`force_from=auto`; only a high line of action makes the upper corners touch the upper guide, as
+the paper's Fig. 8 shows; references/ref_flexible_slider.py). Rigid slider: Slider 0.6 m along the
+guide by 0.5 m across, 1/3 kg/m^2 -> 0.1 kg, J = 5.083e-3 kg m^2; clearance 2.5 mm; kinetic and
+static friction 0.15 / 0.20; spring k = 1 N/m (printed "N/s") from the ground to the slider's
+centre, unstretched at the start; force F = 1.5 sin(pi t / 10) N along the guide, acting 0.05 m
+above the slider's mid-height (the paper's s; above or below is not stated); gravity 9.81 m/s^2
+across the guide (-Y), so the slider rides on the lower surface. Planar in XY; no out-of-plane load
+acts, so the slider stays in the plane without further joints. The rigid slider starts centred in
+the guide and drops the 2.5 mm onto the lower surface (`start=seated`: on it, as the paper). The
+contacts are complementarity contacts (the paper uses a penalty law with K = 1e4 N/m and chi = 1e3
+N s/m; use `contact = compliant` for a Hunt-Crossley law of that stiffness, restitution from
+`restitution`).
 """
 
 from __future__ import annotations
@@ -84,6 +91,14 @@ PARAMETERS = (
         applies={"slider": ("flexible",)},
     ),
     Parameter(
+        "start",
+        "centred",
+        "the rigid slider starts centred in the guide or seated on its lower face",
+        str,
+        choices=("centred", "seated"),
+        applies={"slider": ("rigid",)},
+    ),
+    Parameter(
         "force_from",
         "auto",
         "F acts s above the middle or s below the top (auto: middle rigid, top flexible)",
@@ -122,7 +137,8 @@ def build(params: Mapping[str, Any]) -> System:
     system = System(gravity=(0.0, -9.81, 0.0))
     if params["slider"] == "flexible":
         return _flexible(system, params)
-    slider = system.add_body(RigidBody("slider", MASS, (INERTIA,) * 3))
+    y0 = -params["clearance"] if params["start"] == "seated" else 0.0
+    slider = system.add_body(RigidBody("slider", MASS, (INERTIA,) * 3, position=(0, y0, 0)))
     k, F, w = params["stiffness"], params["amplitude"], params["frequency"]
     y = _force_height(params)
     system.add_load(Force(slider, lambda t, s: [-k * s.position[0], 0.0, 0.0], name="spring"))

@@ -1,11 +1,11 @@
 """Joint library: ideal joints, driving constraints, plane contact (clearance joints: one module
-each)."""
+each). The joints of flexible bodies' nodes are in `nlpmbd_joints.node_joints` (not model-file
+types: model files do not declare flexible bodies yet)."""
 
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
-from .node_joints import NodeContact, NodePin, node_contacts
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -26,8 +26,6 @@ __all__ = [
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
-    "NodeContact",
-    "NodePin",
     "PlanarPrismaticClearance",
     "PlanarPrismaticJoint",
     "PlanarRevoluteClearance",
@@ -41,5 +39,4 @@ __all__ = [
     "SphericalJoint",
     "UniversalClearance",
     "UniversalJoint",
-    "node_contacts",
 ]

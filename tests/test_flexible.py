@@ -15,7 +15,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.fem import PlaneStressStrip, node_dofs
 from nlpmbd.model.flexible import FlexibleBody
 from nlpmbd.model.flexible_loads import PointLoad
-from nlpmbd_joints import NodePin, node_contacts
+from nlpmbd_joints.node_joints import NodePin, node_contacts
 
 G = 9.81
 

@@ -29,6 +29,8 @@ def test_arrays_equal_the_snapshot(run, snapshot):
     arrays = run_arrays(run)
     stored = {k.split("/", 1)[1]: v for k, v in snapshot.items() if k.startswith(run.name + "/")}
     assert stored, f"{run.name} is not in the snapshot"
+    # arrays added to the schema after the snapshot, empty in these rigid runs (node_q, ...)
+    arrays = {k: a for k, a in arrays.items() if k in stored or a.size}
     assert sorted(arrays) == sorted(stored)
     allowed = {**ALLOWED_RELATIVE.get("*", {}), **ALLOWED_RELATIVE.get(run.name, {})}
     for name, a in arrays.items():

@@ -6,7 +6,7 @@ and validation (io/files.py) and the README's table (`markdown_table`) are all d
 SCHEMA. Trailing shapes are written in the system's sizes: N bodies, M hard contacts, E scalar
 equalities, J joints, C compliant contacts, K nodes of flexible bodies (in the order of meta
 "nodes": bodies in system order, each body's nodes by number, row-major from the lower-left
-corner, docs/FORMULATION.md section 11).
+corner, docs/FORMULATION.md section 17).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A flexible body: a planar Q4 finite-element strip whose nodal positions are coordinates of
-the step (issue 18; docs/FORMULATION.md section 11).
+the step (issue 18; docs/FORMULATION.md section 17).
 
 Coordinates. Each node k has two coordinates, its global position (x_k, y_k) in the plane
 z = position[2]; its velocity (x_k', y_k') is two entries of v. The body neither rotates nor

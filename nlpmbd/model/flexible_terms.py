@@ -1,4 +1,4 @@
-"""The flexible bodies' share of the symbolic model (docs/FORMULATION.md section 11): their nodes'
+"""The flexible bodies' share of the symbolic model (docs/FORMULATION.md section 17): their nodes'
 poses, mass, stiffness and damping blocks, applied forces and energies, traced with the model's
 q and v (SymbolicModel.build)."""
 

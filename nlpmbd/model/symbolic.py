@@ -112,7 +112,7 @@ class SymbolicModel:
 
     def internal(self, q: Any, v: Any, h: Any) -> Any:
         """The flexible bodies' internal forces at the step's end, implicit in v (nv):
-        K (x(qm) - X + h v) + C v (docs/FORMULATION.md section 11)."""
+        K (x(qm) - X + h v) + C v (docs/FORMULATION.md section 17)."""
         return self.stiffness @ (self.deformation(q) + h * v) + self.damping @ v
 
     @property

@@ -5,7 +5,7 @@ bodies' implicit internal forces (model/symbolic.py, SymbolicModel.internal) add
 dK/dv, so their block is written (c/h) z^T A z with A = M/h + C + h K_s and extra unknowns z
 held by the rows A z = K_nodes (z scaled, `elastic`): through the rows' multipliers its
 gradient in v is (2c/h) K again, and the step's KKT conditions stay the equations of motion
-(docs/FORMULATION.md section 11). Rigid systems have no z: the objective is the plain one.
+(docs/FORMULATION.md section 17). Rigid systems have no z: the objective is the plain one.
 """
 
 from __future__ import annotations

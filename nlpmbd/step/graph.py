@@ -134,7 +134,7 @@ class _Terms:
         self.K = self.M @ (v - vm) / h + a * m.S(qm, vm) - a * m.Q(t, qm, vm)  # [eq. 26]
         if m.n_compliant:
             self.K = self.K - a * self.applied
-        if m.flexible:  # internal forces implicit in v (docs/FORMULATION.md section 11)
+        if m.flexible:  # internal forces implicit in v (docs/FORMULATION.md section 17)
             self.K = self.K + m.internal(qm, v, h)
         self.Phi_v, self.Phi_eq_v = m.Phi_v(qm), m.Phi_eq_v(qm, t)
         self.Phi_lin = kernel.gap_rows(qm, vm, h, v, self.use_curv)  # [eq. 24]

@@ -2,7 +2,7 @@
 
 Rigid bodies: 1/2 (v - v_free)^T M (v - v_free), v_free = vm + h M^-1 (Q - S), in u = R v
 (M = R^T R, model/mass.py): the Hessian is I, whose factorisation by the solver is trivial.
-Flexible bodies' nodes (docs/FORMULATION.md section 11): their internal forces are implicit in
+Flexible bodies' nodes (docs/FORMULATION.md section 17): their internal forces are implicit in
 v, so their block is 1/2 v^T A v + b^T v with A = M + h C + h^2 K_s and
 b = -(M vm + h (Q - K_s (xm - X))): its stationarity is the nodes' equations of motion times h.
 Friction's split variables follow with the small curvature W_REG m_min (step/qp_friction.py).
