@@ -33,7 +33,7 @@ import numpy as np
 from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
 from nlpmbd.errors import InputError
 from nlpmbd.model.compliant import CompliantContact
-from nlpmbd.model.contact import ContactLaw, HardContact
+from nlpmbd.model.contact import ContactLaw, HardContact, SpringDamperContact
 from nlpmbd.model.flexible_loads import PointLoad
 from nlpmbd_joints import PlanarPrismaticClearance
 
@@ -51,7 +51,7 @@ PARAMETERS = (
         float,
         low=0.0,
         high=2.0,
-        applies={"contact": ("hard",)},
+        applies={"contact": ("hard", "spring_damper")},
     ),
     Parameter("amplitude", 1.5, "force amplitude F_max", float, unit="N"),
     Parameter("frequency", np.pi / 10, "force frequency", float, low=0.0, unit="rad/s"),
@@ -66,7 +66,14 @@ PARAMETERS = (
         high=0.05,
         unit="m",
     ),
-    Parameter("contact", "hard", "contact law", str, choices=("hard", "compliant")),
+    Parameter(
+        "contact",
+        "hard",
+        "contact law: complementarity, Hunt-Crossley (explicit), or the paper's spring-damper "
+        "K = 1e4 N/m, chi = 1e3 N s/m (implicit in the step)",
+        str,
+        choices=("hard", "compliant", "spring_damper"),
+    ),
     Parameter("restitution", 0.0, "restitution e", float, low=0.0, high=1.0),
     Parameter(
         "slider", "rigid", "rigid body or Q4 finite elements", str, choices=("rigid", "flexible")
@@ -118,7 +125,11 @@ def _force_height(params: Mapping[str, Any]) -> float:
 
 def _law(params: Mapping[str, Any]) -> ContactLaw:
     law: ContactLaw
-    if params["contact"] == "hard":
+    if params["contact"] == "spring_damper":
+        law = SpringDamperContact(
+            stiffness=1e4, damping=1e3, mu=params["mu"], mu_static=params["mu_static"]
+        )
+    elif params["contact"] == "hard":
         law = HardContact(
             restitution=params["restitution"], mu=params["mu"], mu_static=params["mu_static"]
         )
@@ -176,10 +187,11 @@ CASE = Case(
 def _flexible(system: System, params: Mapping[str, Any]) -> System:
     """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), seated on the lower face:
     the spring acts on the left face's mid-height point, F on the right face at its height."""
-    if params["contact"] != "hard":
+    if params["contact"] == "compliant":
         raise InputError(
-            "contact must be hard with slider=flexible, got compliant (a compliant law on the "
-            "nodes needs its forces implicit in the step, which the engine does not do yet)"
+            "contact must be hard or spring_damper with slider=flexible, got compliant (its "
+            "explicit force would need h < 1e-5 s on nodes of grams; spring_damper is the "
+            "paper's law, implicit)"
         )
     c = params["clearance"]
     body = flexible_slider(

@@ -8,10 +8,13 @@ hold: the case is rebuilt from meta.json's "case" and "parameters" through the i
 (apps/registry.py). A result of a case that is not installed is drawn with cubes for bodies.
 
 Clearance magnification K (default: the largest clearance drawn as 5% of the mechanism's
-size, rounded down to 1, 2 or 5 times a power of ten): each journal (pin, ball, slider) is
+size, rounded down to 1, 2 or 5 times a power of ten, a flexible body's guide play at most 10%
+of its height): each journal (pin, ball, slider) is
 drawn K times farther from its hole's centre than computed, in a hole of radius r + K c; in an
 open chain the bodies are translated to match, in a closed loop they stay where computed
-(plots/animation_frames.py). The page's caption says so.
+(plots/animation_frames.py). Flexible bodies are drawn as their deformed mesh, deformations
+magnified so that the largest is 10% of the body's height (plots/animation_flexible.py). The
+page's caption says so.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--magnify",
         metavar="K",
         help="clearance magnification in [1, 1e9] (default: the largest clearance drawn as 5%% "
-        "of the mechanism's size)",
+        "of the mechanism's size, a flexible body's guide play at most 10%% of its height)",
     )
     parser.add_argument(
         "--fps", metavar="N", help="frames per simulated second in [1, 1000] (default 30)"

@@ -73,6 +73,35 @@ class HardContact(ContactLaw):
         return self.mu > 0 or self.mu_static > 0
 
 
+@dataclass(frozen=True)
+class SpringDamperContact(HardContact):
+    """A compliant contact whose force is implicit in the step: the linear spring-damper
+    lambda = max(K delta + chi delta_dot, 0) of Zheng and Wang's nodes (K `stiffness` N/m, chi
+    `damping` N s/m, the paper's hysteresis factor), with Coulomb friction (mu, mu_static).
+
+    delta is the penetration at the step's end, linearised as Phi + h Phi_v v, and delta_dot =
+    Phi_v v, so lambda is a function of the new velocities: the contact is the complementarity
+    row (K h / (K h + chi)) Phi + h Phi_v v - lambda h / (K h + chi) <= 0, lambda >= 0 (a
+    constraint with compliance; docs/FORMULATION.md section 12). Unlike a ForceLaw, held over
+    the step, it is stable at any h, whatever the mass it acts on. No restitution: chi is the
+    dissipation.
+    """
+
+    stiffness: float = 1e4
+    damping: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.restitution != 0:
+            raise InputError(
+                f"contact.restitution must be 0 for a SpringDamperContact (damping dissipates), "
+                f"got {self.restitution}"
+            )
+        K = finite_scalar("contact.stiffness", self.stiffness, low=0.0, low_open=True)
+        object.__setattr__(self, "stiffness", K)
+        object.__setattr__(self, "damping", _coefficient("contact.damping", self.damping))
+
+
 class ForceLaw(ContactLaw):
     """A compliant contact: the joint's gaps act through a force, not as constraints.
 

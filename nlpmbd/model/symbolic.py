@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InputError
 from .bodies import GROUND, RigidBody
 from .contact_terms import (
+    compliance_coefficients,
     compliant_function,
     contact_kinematics,
     hard_coefficients,
@@ -74,6 +75,8 @@ class SymbolicModel:
     mu: np.ndarray  # (M,) kinetic friction coefficient per gap
     mu_static: np.ndarray  # (M,) static friction coefficient per gap
     restitution: np.ndarray  # (M,) Newton restitution per gap
+    contact_stiffness: np.ndarray  # (M,) K of a SpringDamperContact's gap, inf for a rigid one
+    contact_damping: np.ndarray  # (M,) its chi (N s/m), 0 for a rigid one
     slip: ca.Function  # (q) -> (3M, 6N) tangential slip Jacobian D (contact_model.py)
     slip_plane: ca.Function  # (q) -> (3, M) normal of each contact's slip plane (0: spatial)
     planar: np.ndarray  # (M,) True for contacts that slip in a plane (one friction tangent)
@@ -118,6 +121,15 @@ class SymbolicModel:
     @property
     def has_friction(self) -> bool:
         return bool(np.any(self.mu_static > 0))
+
+    @property
+    def soft(self) -> np.ndarray:
+        """(M,) True for the gaps of SpringDamperContacts (compliant, implicit in the step)."""
+        return np.isfinite(self.contact_stiffness)
+
+    @property
+    def has_soft(self) -> bool:
+        return bool(np.any(self.soft))
 
     @property
     def has_restitution(self) -> bool:
@@ -228,8 +240,10 @@ class _BodyTerms:
 
 
 def _coefficients(system: System) -> dict[str, Any]:
-    """mu, mu_static and restitution per hard gap (contact_terms.hard_coefficients)."""
-    return dict(zip(("mu", "mu_static", "restitution"), hard_coefficients(system), strict=True))
+    """mu, mu_static, restitution, stiffness and damping per hard gap (contact_terms)."""
+    names = ("mu", "mu_static", "restitution", "contact_stiffness", "contact_damping")
+    values = (*hard_coefficients(system), *compliance_coefficients(system))
+    return dict(zip(names, values, strict=True))
 
 
 def _flexible_fields(

@@ -10,7 +10,10 @@ contact points in the frames where they act (animation_contacts.py); an overlay 
 translucent ghost. Clearances are magnified by K (animation_frames.py): every journal is drawn
 K times farther from its hole's centre than computed, in a hole of radius r + K c; in an open
 chain the bodies are translated to match, in a closed loop they stay at their computed poses.
-The page states the rule and K in its caption.
+Flexible bodies (animation_flexible.py): every element edge a thin box whose position,
+quaternion and scale tracks follow its end nodes, a small sphere per node, deformations drawn
+K_def times, the gaps to a guide's faces K times. The page states the rules, K and K_def in its
+caption.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .animation_build import AnimationData, build
+from .animation_flexible import edge_tracks
 from .animation_meshcat import (
     animation_command,
     lines_command,
@@ -111,6 +115,7 @@ def scene_commands(data: AnimationData) -> list[dict]:
             if data.ghost.index[b] >= 0:
                 for i, s in enumerate(_ghost_solids(data, b)):
                     out += solid_commands(s, "ghost", name, f"s{i}")
+    out += _flexible_commands(data)
     r = 0.006 * data.layout.size
     for c in range(len(data.contacts.labels)):
         out += solid_commands(
@@ -125,6 +130,38 @@ def scene_commands(data: AnimationData) -> list[dict]:
             Solid("sphere", (2.0 * r,), DOT_COLOR), "contacts", f"c{c}", "dot", "s"
         )
     return out
+
+
+def _flexible_commands(data: AnimationData) -> list[dict]:
+    """Per flexible body: an edge box of its reference length along x per element edge, and a
+    sphere per node, each below its own moving node of the scene tree."""
+    w = 0.25 * data.layout.width
+    out = []
+    for d in data.flexible:
+        for e, length in enumerate(d.length):
+            edge = Solid("box", (float(length), w, w), d.color)
+            out += solid_commands(edge, "flexible", d.name, f"e{e}", "s")
+        for k in range(d.nodes.shape[1]):
+            out += solid_commands(
+                Solid("sphere", (0.8 * w,), d.color), "flexible", d.name, f"n{k}", "s"
+            )
+    return out
+
+
+def _flexible_tracks(data: AnimationData) -> dict[tuple[str, ...], dict[str, np.ndarray]]:
+    """The edges' position, quaternion and scale tracks, the nodes' position tracks."""
+    tracks: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
+    for d in data.flexible:
+        mid, quat, scale = edge_tracks(d)
+        for e in range(len(d.edges)):
+            tracks[("flexible", d.name, f"e{e}")] = {
+                "position": mid[:, e],
+                "quaternion": quat[:, e],
+                "scale": scale[:, e],
+            }
+        for k in range(d.nodes.shape[1]):
+            tracks[("flexible", d.name, f"n{k}")] = {"position": d.nodes[:, k]}
+    return tracks
 
 
 def _head(radius: float) -> Solid:
@@ -166,6 +203,7 @@ def motion_tracks(data: AnimationData) -> tuple[dict, set]:
                     "position": data.ghost.pos[:, j],
                     "quaternion": xyzw(data.ghost.quat[:, j]),
                 }
+    tracks.update(_flexible_tracks(data))
     discrete = set()
     cs = data.contacts
     for c in range(len(cs.labels)):

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .animation_flexible import Drawing
 from .animation_frames import Motion
 from .animation_scene import Scene
 
@@ -48,12 +49,16 @@ def _intervals(t: np.ndarray, times: np.ndarray) -> list[tuple[int, int]]:
     ]
 
 
-def _shifts(scene: Scene, m: Motion, labels: list[str]) -> np.ndarray:
+def _shifts(scene: Scene, m: Motion, labels: list[str], flex: list[Drawing]) -> np.ndarray:
     """(n, C, 3) how far each contact point is drawn from its computed place."""
     out = np.zeros((len(m.times), len(labels), 3))
+    drawn = {d.name: d for d in flex}
     for c, label in enumerate(labels):
         what, k = scene.joint_of(label)
-        if what == "link":
+        body, node = scene.nodes.joints.get(label.split(".", 1)[0], ("", -1))
+        if body in drawn:  # a node of a flexible body
+            out[:, c] = drawn[body].shift[:, node]
+        elif what == "link":
             link = scene.links[k]
             out[:, c] = m.shift_of(link.parent) + (m.magnify - 1.0) * m.offset[:, k]
         elif what == "plane":
@@ -61,8 +66,11 @@ def _shifts(scene: Scene, m: Motion, labels: list[str]) -> np.ndarray:
     return out
 
 
-def contacts(result: Any, scene: Scene, m: Motion, size: float) -> Contacts:
-    """The contacts that carry a force at some frame, with their arrows."""
+def contacts(
+    result: Any, scene: Scene, m: Motion, size: float, flex: list[Drawing] | None = None
+) -> Contacts:
+    """The contacts that carry a force at some frame, with their arrows (at the drawn nodes
+    of the flexible bodies `flex`)."""
     lam = np.asarray(result.lam)
     labels_all = list(result.meta.get("contact_labels", []))
     t = np.asarray(result.t)
@@ -82,7 +90,7 @@ def contacts(result: Any, scene: Scene, m: Motion, size: float) -> Contacts:
     force = force_all[rows, cols[None, :]]
     point = point_all[rows, cols[None, :]]
     labels = [labels_all[c] if c < len(labels_all) else f"contact{c}" for c in columns]
-    point = point + _shifts(scene, m, labels)
+    point = point + _shifts(scene, m, labels, flex or [])
     on = (magnitude > tol) & (np.linalg.norm(force, axis=2) > 0)
     reference = float(np.percentile(magnitude[on], 90)) if np.any(on) else 1.0
     full = FULL_ARROW * size

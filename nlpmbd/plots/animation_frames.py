@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .animation_flexible import DRAWN_GAP
 from .animation_scene import Link, Scene
 
 #: Most frames an animation holds, and the fewest (unless the run has fewer time points).
@@ -44,6 +45,8 @@ def resample_poses(t: np.ndarray, q: np.ndarray, times: np.ndarray) -> tuple[np.
     """(positions (n, N, 3), Euler parameters (n, N, 4)) at `times`, linear in time (unit
     Euler parameters, the sign of consecutive samples kept continuous)."""
     n_bodies = q.shape[1] // 7
+    if n_bodies == 0:  # flexible bodies only
+        return np.zeros((len(times), 0, 3)), np.zeros((len(times), 0, 4))
     qb = q.reshape(len(t), n_bodies, 7)
     pos = np.stack([[np.interp(times, t, qb[:, b, i]) for i in range(3)] for b in range(n_bodies)])
     p = qb[:, :, 3:].copy()
@@ -162,11 +165,15 @@ def _path(step: dict, b: int) -> list[tuple[int, int, int]]:
 
 def default_magnify(scene: Scene, size: float) -> float:
     """K that draws the largest clearance as DRAWN_CLEARANCE of the mechanism's size, rounded
-    down to 1, 2 or 5 times a power of ten, at least 1 (1 without a loose joint)."""
+    down to 1, 2 or 5 times a power of ten, at least 1 (1 without a loose joint). The guides
+    of flexible bodies count with their clearances, each drawn as at most DRAWN_GAP of the
+    body's extent across it (animation_flexible.py), so that the body stays recognisable."""
+    faces = [face for face in scene.nodes.faces if face.clearance > 0]
     c = max((link.clearance for link in scene.links if link.loose), default=0.0)
+    c = max([c, *(face.clearance for face in faces)])
     if c <= 0 or size <= 0:
         return 1.0
-    k = DRAWN_CLEARANCE * size / c
+    k = min([DRAWN_CLEARANCE * size / c, *(DRAWN_GAP * f.span / f.clearance for f in faces)])
     if k <= 1:
         return 1.0
     power = 10.0 ** math.floor(math.log10(k))

@@ -15,7 +15,7 @@ import numpy as np
 
 from .animation_build import AnimationData
 from .animation_meshcat import view_transform
-from .animation_solids import Solid, circle, outline
+from .animation_solids import Solid, bar, circle, outline
 
 #: Most frames of a GIF, and its frame rate.
 GIF_FRAMES, GIF_FPS = 120, 15
@@ -43,6 +43,11 @@ def _groups(data: AnimationData, k: int) -> list[tuple[list[Solid], np.ndarray, 
     for j, (link, solids) in enumerate(zip(data.scene.links, data.journals, strict=True)):
         rot = m.rot[k, link.child] if link.child >= 0 else np.eye(3)
         out.append((solids, m.journal[k, j], rot))
+    for d in data.flexible:  # the element edges as bars
+        bars = [
+            bar(d.nodes[k, a], d.nodes[k, b], 0.25 * data.layout.width, d.color) for a, b in d.edges
+        ]
+        out.append((bars, *ground))
     return out
 
 

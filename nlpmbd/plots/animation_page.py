@@ -74,9 +74,10 @@ def viewer_bundle() -> str:
 def caption(data: AnimationData, title: str) -> str:
     """What the page shows, in a few lines of HTML."""
     esc = html.escape
+    named = [(b.name, b.color) for b in data.scene.bodies]
     swatches = "".join(
-        f'<span class="nlpmbd-swatch" style="background:#{b.color:06x}"></span>{esc(b.name)}'
-        for b in data.scene.bodies
+        f'<span class="nlpmbd-swatch" style="background:#{color:06x}"></span>{esc(name)}'
+        for name, color in named + [(d.name, d.color) for d in data.flexible]
     )
     lines = [f"<h1>{esc(title)} &nbsp; <span id='nlpmbd-time'></span></h1>", f"<p>{swatches}</p>"]
     loose = [lk for lk in data.scene.links if lk.loose]
@@ -87,6 +88,7 @@ def caption(data: AnimationData, title: str) -> str:
             "given"
             if data.magnify_given
             else "default: largest clearance drawn as 5% of the mechanism"
+            + (", at most 10% of a flexible body's height" if data.scene.nodes.faces else "")
         )
         bodies = (
             "bodies translated to match (open chain)"
@@ -100,6 +102,7 @@ def caption(data: AnimationData, title: str) -> str:
             f"or slider is drawn {k:g}&times; farther from its hole's centre than computed, in a "
             f"hole of radius r + {k:g} c; {bodies}; orientations as computed.</p>"
         )
+    lines += _flexible_lines(data)
     if data.contacts.labels:
         lines.append(
             "<p><b>Arrows</b>: contact normal forces on the moving bodies (largest within each "
@@ -115,6 +118,38 @@ def caption(data: AnimationData, title: str) -> str:
         "(playback speed; 1 = real time). Drag to orbit, scroll to zoom.</p>"
     )
     return "\n".join(lines)
+
+
+def _flexible_lines(data: AnimationData) -> list[str]:
+    """The flexible bodies' magnifications (animation_flexible.py)."""
+    out, k = [], data.motion.magnify
+    for d in data.flexible:
+        how = (
+            "given"
+            if data.deform_given
+            else "default: largest deformation drawn as 10% of its height"
+        )
+        where = " along its guide" if d.across else ""
+        text = (
+            f"<p><b>{html.escape(d.name)}</b> (flexible: element edges and nodes), "
+            f"<b>deformation &times;{d.deform:g}</b> ({how}; largest{where} {d.largest:.3g} m): "
+            f"each node drawn at the mean motion plus {d.deform:g}&times; its displacement from "
+            "the translated reference mesh"
+        )
+        if d.across:
+            c = max(f.clearance for f in data.scene.nodes.faces if f.body == d.name)
+            how = (
+                "given"
+                if data.magnify_given
+                else "default: largest clearance 5% of the mechanism, at most 10% of its height"
+            )
+            text += (
+                f"; across its guide (c = {c:.3g} m) its offset and deformation &times;{k:g} "
+                f"(<b>clearance &times;{k:g}</b>, {how}), so that each node's drawn gap to a face "
+                f"is {k:g}&times; the computed one"
+            )
+        out.append(text + ".</p>")
+    return out
 
 
 def page(data: AnimationData, packed: list[bytes], title: str, speed: float = 1.0) -> str:

@@ -8,7 +8,9 @@ Joints are read through their geometry attributes (duck typing, nlpmbd never imp
 nlpmbd_joints): `pin_radius`/`hole_radius`/`center`/`axis` (pin in a hole, radial clearance),
 `ball_radius`/`socket_radius` (ball in a socket), `half_width`/`half_length` (planar slider in a
 slot), `vertices` (prismatic slider in a guide), `points`/`normal` (points on a plane), `frame`
-(ideal joints). Driving constraints (`motion`) are not drawn.
+(ideal joints). Driving constraints (`motion`) are not drawn. Joints of flexible bodies' nodes
+(node contacts: the guide's faces; node pins: a point of a rigid body) are read by
+animation_flexible.node_joints into `Scene.nodes`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..model.bodies import GROUND, RigidBody
+from .animation_flexible import NodeJoints, node_joints
 
 #: Body colours (matplotlib's tab10).
 PALETTE = (0x1F77B4, 0xFF7F0E, 0x2CA02C, 0xD62728, 0x9467BD, 0x8C564B, 0xE377C2, 0x17BECF)
@@ -73,6 +76,7 @@ class Scene:
     links: list[Link] = field(default_factory=list)
     planes: list[Plane] = field(default_factory=list)
     from_system: bool = False
+    nodes: NodeJoints = field(default_factory=NodeJoints)  # flexible bodies' joints
 
     def joint_of(self, label: str) -> tuple[str, int]:
         """("link" | "plane" | "", index) of the joint of a contact label "<joint>.<gap>"."""
@@ -98,14 +102,14 @@ def scene_from_system(system: Any) -> Scene:
         for k, b in enumerate(system.bodies)
     ]
     index = {b.name: k for k, b in enumerate(system.bodies)}
-    scene = Scene(bodies, from_system=True)
+    scene = Scene(bodies, from_system=True, nodes=node_joints(system, index))
     for joint in system.joints:
         if hasattr(joint, "motion"):
             continue  # a driving constraint: nothing to see
         if hasattr(joint, "points") and hasattr(joint, "normal"):
             scene.planes.append(_plane(joint, index))
             continue
-        link = _link(joint, index)
+        link = None if hasattr(joint.child, "index") else _link(joint, index)  # not a node's
         if link is not None:
             scene.links.append(link)
     return scene

@@ -143,6 +143,7 @@ def body_solids(scene: Scene, lay: Layout) -> list[list[Solid]]:
         links = [lk for lk in scene.links if lk.kind != "rail"]
         points = [lk.s_parent for lk in links if lk.parent == b]
         points += [lk.s_child for lk in links if lk.child == b]
+        points += [p for a, p in scene.nodes.anchors if a == b]  # pins of flexible nodes
         distinct: list[np.ndarray] = []
         for p in points:
             if all(np.linalg.norm(p - d) > 1e-6 * lay.size for d in distinct):

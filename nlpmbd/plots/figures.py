@@ -2,7 +2,9 @@
 angular velocities), step size, residuals, energy, joint forces (the paper's CF-x, CF-y, CF-z),
 and when the system has contacts the contact forces, gaps and contact-point tracks (joint end
 points, slider vertices); per radial clearance joint its journal orbit, eccentricity and forces
-(plots/orbit.py); then the figures joints declare (plots/joint_figures.py).
+(plots/orbit.py); for flexible bodies their corner-node velocities, face-node forces, summed
+friction and deformed mesh (plots/flexible.py); then the figures joints declare
+(plots/joint_figures.py).
 
 A second result can be drawn dashed over the first (`overlay`, e.g. the ideal-joint run under a
 clearance run): positions, velocities, orientation, energy and joint forces then get a
@@ -28,6 +30,7 @@ from ..errors import InputError
 from ..io.result import SimulationResult
 from . import standard
 from .difference import Overlay, run_label
+from .flexible import flexible_figures
 from .joint_figures import joint_figures
 from .orbit import clearance_figures
 from .orientation import active_rows, orientation
@@ -47,14 +50,16 @@ Draw = Callable[[list["Axes"], SimulationResult], None]
 
 @dataclass
 class Spec:
-    """One standard figure: file stem, title, grid (rows, cols), drawing function, and the
-    overlay it compares (None: not compared)."""
+    """One standard figure: file stem, title, grid (rows, cols), drawing function, the
+    overlay it compares (None: not compared), and whether its axes share the time axis (else
+    the drawing function labels and scales x itself)."""
 
     name: str
     title: str
     shape: tuple[int, int]
     draw: Draw
     over: Overlay | None = None
+    time_axis: bool = True
 
 
 def plot_result(
@@ -124,6 +129,8 @@ def figure_specs(
         specs.append(Spec("contacts", "contact forces and gaps", (2, 1), standard.contacts))
         title = "contact points (global)"
         specs.append(Spec("contact_points", title, (3, 1), standard.contact_points))
+    for name, title, shape, drawing, time_axis in flexible_figures(result):
+        specs.append(Spec(name, title, shape, drawing, time_axis=time_axis))
     compared = ("positions", "velocities", "orientation", "energy", "joint_forces")
     for spec in specs:
         if spec.name in compared:
@@ -152,7 +159,11 @@ def render(result: SimulationResult, spec: Spec, title: str = "") -> Figure:
     FigureCanvasAgg(fig)
     ratios = [2.2, 1.0] * rows if diff else [1.0] * rows
     grid = fig.subplots(
-        len(ratios), cols, sharex=True, squeeze=False, gridspec_kw={"height_ratios": ratios}
+        len(ratios),
+        cols,
+        sharex=spec.time_axis,
+        squeeze=False,
+        gridspec_kw={"height_ratios": ratios},
     )
     axes = list((grid[0::2] if diff else grid).ravel())
     spec.draw(axes, result)
@@ -161,19 +172,20 @@ def render(result: SimulationResult, spec: Spec, title: str = "") -> Figure:
     for ax in grid.ravel():
         ax.grid(True, which="major", alpha=0.35)
     right = _legends(fig, axes, cols)
-    for ax in grid[-1]:
+    for ax in grid[-1] if spec.time_axis else ():
         ax.set_xlabel("time t (s)")
     fig.suptitle(title)
     titled = spec.name == "residuals"  # axes titles need room between the rows
-    fixed_layout(fig, len(ratios), cols, hgap=0.55 if titled else 0.3, right=right)
+    hgap = 0.55 if titled else 0.3 if spec.time_axis else 0.85  # titles and x tick labels
+    fixed_layout(fig, len(ratios), cols, hgap=hgap, right=right)
     return fig
 
 
 def _legends(fig: Figure, axes: list[Axes], cols: int) -> float:
     """Legends of up to MAX_LEGEND entries; with more than OUTSIDE entries in a one-column
-    figure they go to the right of the axes, on a wider figure. Returns the right margin
-    (inches) that leaves."""
-    counts = [len(ax.get_legend_handles_labels()[1]) for ax in axes]
+    figure they go to the right of the axes, on a wider figure (axes whose drawing placed a
+    legend keep it). Returns the right margin (inches) that leaves."""
+    counts = [0 if ax.get_legend() else len(ax.get_legend_handles_labels()[1]) for ax in axes]
     outside = cols == 1 and max(counts, default=0) > OUTSIDE
     for ax, n in zip(axes, counts, strict=True):
         if not 0 < n <= MAX_LEGEND:

@@ -59,7 +59,7 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
     m, plugin = kernel.model, qp_plugin(kernel, options)
     first: StepSolver = nlp
     # the predictor's point has no z block of flexible bodies (step/elastic.py)
-    plain = not (m.has_restitution or m.n_compliant or m.flexible)
+    plain = not (m.has_restitution or m.n_compliant or m.flexible or m.has_soft)
     if m.has_friction:
         first = FrictionFixedPoint(nlp, options.friction)
     elif options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:

@@ -64,6 +64,13 @@ class NLPGraph:
         return np.concatenate([[1.0], qd, nodes, extra])
 
 
+def _spread(mask: np.ndarray, values: ca.SX) -> ca.SX:
+    """A vector over all gaps with `values` at the True entries of mask, 0 elsewhere."""
+    S = np.zeros((mask.size, values.shape[0]))
+    S[np.flatnonzero(mask), np.arange(values.shape[0])] = 1.0
+    return ca.DM(S) @ values
+
+
 def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
     """v(q_dot) with G at the previous step [eq. 22c] and the linearised norm rows [eq. 23]."""
     blocks, norm_rows = [], []
@@ -95,6 +102,7 @@ def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
             ("s", 1),
             ("qd", m.n_q),
             ("z", nz),
+            ("sigma", int(np.sum(m.soft)) if not mpcc else 0),  # soft gaps' k lambda (m)
             ("lam", nc if mpcc else 0),
             ("lam_eq", ne if mpcc else 0),
         ]
@@ -124,7 +132,8 @@ class _Terms:
         self.t, self.qm, self.vm, self.use_curv, self.normal, self.applied = self.lay_p.split(
             self.P
         ).values()
-        self.s, self.qd, self.z, self.lam, self.lam_eq = self.lay_x.split(self.x).values()
+        parts = self.lay_x.split(self.x).values()
+        self.s, self.qd, self.z, self.sigma, self.lam, self.lam_eq = parts
         self.h = h = self.s * h_max
         self.h_max = h_max
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
@@ -142,6 +151,10 @@ class _Terms:
         self.G = self.Phi_v
         if kernel.vector:
             self.Phi_lin, self.G = kernel.vector_rows(qm, vm, h, v, self.use_curv)
+        if kernel.has_soft:  # compliant rows a Phi + h Phi_v v - k lambda <= 0 (soft_terms)
+            self.k_soft = kernel.soft_terms(h)[1]
+            lam = self.lam if mpcc else _spread(m.soft, self.sigma)
+            self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
         eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
         self.eq_lin = eq_bound + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
         self.rate_m = self.Phi_v @ vm
@@ -247,6 +260,9 @@ def build_graph(
     mpcc = formulation is Formulation.MPCC
     T = _Terms(kernel, h_max, mpcc)
     f = gauss(m, T.K, T.z, T.h, T.c, h_max) - h_preference * T.s
+    if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per soft gap
+        k = T.k_soft[np.flatnonzero(m.soft).tolist()]
+        f = f + T.c * ca.sum1(T.sigma**2 / k) / T.h**2
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(T, m, friction, f)

@@ -86,8 +86,14 @@ class StepKernel:
         q = ca.SX.sym("q", model.n_q)
         self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
         self._penetration_numeric = Numeric(self.penetration)
+        #: gaps of SpringDamperContacts: compliant rows, no T2, not projected (soft_terms)
+        self.soft = model.soft
+        self.has_soft = bool(np.any(self.soft))
+        hard = np.flatnonzero(~self.soft)
         self.projection = (
-            GapProjection(model, self.clearance) if correction.projection and nc > 0 else None
+            GapProjection(model, self.clearance, rows=hard if self.has_soft else None)
+            if correction.projection and hard.size > 0
+            else None
         )
 
     # ---- constraints ---------------------------------------------------------------------
@@ -118,12 +124,30 @@ class StepKernel:
         return ca.fmax(use, 0) * 0.5 * h**2 * self.model.offset_curv(q, v)
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
-        """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2)."""
+        """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2); a soft gap's Phi(qm)
+        scaled by a (soft_terms), without T2."""
         m = self.model
-        rows = self._gaps(q, use) + h * m.Phi_v(q) @ v
+        rows = self._soft_scaled(self._gaps(q, use), h) + h * m.Phi_v(q) @ v
         if self.uses_curvature:
-            rows = rows + self.second_order_term(q, vm, h, use)
+            rows = rows + self._rigid_only(self.second_order_term(q, vm, h, use))
         return rows
+
+    def soft_terms(self, h: Any) -> tuple[Any, Any]:
+        """Per gap (a, k): a = K h / (K h + chi) and the compliance k = h / (K h + chi) (m/N)
+        of a SpringDamperContact's row a Phi + h Phi_v v - k lambda <= 0, whose force is then
+        lambda = max(K (Phi + h Phi_v v) + chi Phi_v v, 0) (model/contact.py); 1 and 0 for a
+        rigid gap."""
+        m = self.model
+        K = ca.DM(np.where(self.soft, m.contact_stiffness, 1.0))
+        chi, soft = ca.DM(m.contact_damping), ca.DM(self.soft.astype(float))
+        a = K * h / (K * h + chi)
+        return soft * a + (1 - soft), soft * h / (K * h + chi)
+
+    def _soft_scaled(self, phi: Any, h: Any) -> Any:
+        return self.soft_terms(h)[0] * phi if self.has_soft else phi
+
+    def _rigid_only(self, T2: Any) -> Any:
+        return ca.DM((~self.soft).astype(float)) * T2 if self.has_soft else T2
 
     def vector_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> tuple[Any, Any]:
         """(gap rows (m), G): the NLP path's rows under the vector linearisation. A radial gap's
@@ -153,9 +177,9 @@ class StepKernel:
         """Phi(qm) (+ T2): the velocity-free part of the linearised gaps; in the velocity
         stage (use -1) min(Phi, 0): a closed contact may not close further, and a penetration
         is not pushed out through the velocity (that is the projection's job)."""
-        phi = self._gaps(q, use)
+        phi = self._soft_scaled(self._gaps(q, use), h)
         if self.uses_curvature:
-            phi = phi + self.second_order_term(q, v, h, use)
+            phi = phi + self._rigid_only(self.second_order_term(q, v, h, use))
         return phi
 
     def _gaps(self, q: Any, use: Any) -> Any:

@@ -25,6 +25,8 @@ so its numbers are O(1).
 
 from __future__ import annotations
 
+from typing import Any
+
 import casadi as ca
 import numpy as np
 
@@ -46,24 +48,38 @@ _QUIET_NLP = {
 }
 
 
+#: Gauss-Newton iterations before IPOPT (module docstring: a 32-link chain needs up to 13)
+MAX_ITER = 12
+
+
+def _rows(f: ca.Function, nq: int, rows: np.ndarray | None) -> ca.Function:
+    """f (gaps, or their Jacobian) restricted to `rows` (None: f itself)."""
+    if rows is None:
+        return f
+    q = ca.SX.sym("q", nq)
+    return ca.Function(f.name(), [q], [f(q)[rows.tolist(), :]])
+
+
 class GapProjection:
     """Built once per simulation (by the StepKernel); `apply` corrects one configuration.
     `gauss_newton` is the fast path as one CasADi Function (the QP fast path evaluates it inside
     its chunks)."""
 
-    def __init__(self, model: SymbolicModel, clearance: float, max_iter: int = 12) -> None:
-        """`clearance`: the smallest clearance of the system (m)."""
-        self.model, self.max_iter = model, max_iter
-        self.tol = 1e-4 * clearance
-        self.nlp_solves = 0
-        N, nc, ne, nv = model.n_bodies, model.n_gap, model.n_eq, model.n_v
+    def __init__(self, model: SymbolicModel, clearance: float, rows: Any = None) -> None:
+        """`clearance`: the smallest clearance of the system (m); `rows`: the gaps to project
+        (None: all; compliant gaps penetrate by design)."""
+        self.model, self.max_iter = model, MAX_ITER
+        self._phi = phi = _rows(model.Phi, model.n_q, rows)
+        phi_v = _rows(model.Phi_v, model.n_q, rows)
+        self.tol, self.nlp_solves = 1e-4 * clearance, 0
+        N, nc, ne, nv = model.n_bodies, phi.numel_out(0), model.n_eq, model.n_v
         q, t = ca.MX.sym("q", model.n_q), ca.MX.sym("t")
         dx = ca.MX.sym("dx", nv)
         self._move = ca.Function("move", [q, dx], [advance(q, dx, n_rigid=N)[0]])
         lba = ca.vertcat(-ca.inf * ca.DM.ones(nc), ca.DM.zeros(ne))
         # in u = R dx (M = R^T R): H = I, whose factorisation by DAQP is trivial
         R_inv = mass_factor(model.M, 6 * N)[1]
-        A = ca.vertcat(model.Phi_v(q), model.Phi_eq_v(q, t)) @ R_inv
+        A = ca.vertcat(phi_v(q), model.Phi_eq_v(q, t)) @ R_inv
         qp = ca.conic(
             "gap_projection", "daqp", {"h": ca.DM.eye(nv).sparsity(), "a": A.sparsity()}, _QP
         )
@@ -74,7 +90,7 @@ class GapProjection:
             g=ca.DM.zeros(nv),
             a=A,
             lba=lba,
-            uba=ca.vertcat(-model.Phi(q) / clearance, ca.DM.zeros(ne)),
+            uba=ca.vertcat(-phi(q) / clearance, ca.DM.zeros(ne)),
         )
         # CasADi's Function.if_else (a switch) evaluates only the branch taken: an iteration
         # costs nothing once the gaps are within tolerance
@@ -84,11 +100,11 @@ class GapProjection:
             ca.Function("keep", [q, t], [q]),
         )
         qk, n_qp = q, ca.MX(0)
-        for _ in range(max_iter):
-            violated = ca.mmax(model.Phi(qk)) > self.tol
+        for _ in range(MAX_ITER):
+            violated = ca.mmax(phi(qk)) > self.tol
             qk = iterate(violated, qk, t)
             n_qp = n_qp + violated
-        ok = ca.mmax(model.Phi(qk)) <= self.tol
+        ok = ca.mmax(phi(qk)) <= self.tol
         self.gauss_newton = ca.Function(
             "gauss_newton", [q, t], [qk, ok, n_qp], ["q", "t"], ["q_new", "ok", "n_qp"]
         )
@@ -100,7 +116,7 @@ class GapProjection:
             "p": ca.vertcat(qs, ts),
             "f": 0.5 * ca.dot(dxs, ca.DM(model.M) @ dxs),
             "g": ca.vertcat(
-                model.Phi(advance(qs, clearance * dxs, n_rigid=N)[0]) / clearance,
+                phi(advance(qs, clearance * dxs, n_rigid=N)[0]) / clearance,
                 model.Phi_eq_v(qs, ts) @ dxs,
             ),
         }
@@ -121,6 +137,6 @@ class GapProjection:
             x0=np.zeros(self.model.M.shape[0]), p=np.r_[q, t], lbg=self._lbg, ubg=self._ubg
         )
         q2 = np.asarray(self._move(q, self._c * sol["x"])).ravel()
-        if np.asarray(self.model.Phi(q2)).max() <= self.tol:
+        if np.asarray(self._phi(q2)).max(initial=-np.inf) <= self.tol:
             return q2, True
         return np.asarray(q1).ravel(), False

@@ -42,7 +42,7 @@ from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
-from .qp_objective import Objective
+from .qp_objective import Objective, SoftSlacks
 from .quiet import silent_stdout
 from .verlet import two_stage
 
@@ -236,19 +236,24 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
             ca.vertcat(a, b)
             for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
         )
-    A = obj.unscale(A, nw)  # the friction rows too
+    soft = SoftSlacks(k, h, A.shape[0], ne)
+    H, g, A, lbx, ubx = soft.extend(H, g, A, lbx, ubx)  # SpringDamperContacts' slacks
+    A = obj.unscale(A, nw + soft.n)  # the friction rows too
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
+    lam_x0 = ca.vertcat(lam_x0, ca.DM.zeros(soft.n))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
+    if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
+        phi = phi - h * soft.per_gap(sol["x"][nv + nw :, 0])
     v_new, y = obj.velocities(sol["x"][:nv, 0]), sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
     f = Forces(rows, mult, ne, nc, v_new)
     lam, lam_eq = f.lam, f.lam_eq
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if fr is not None:
-        bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv:]) / h
+        bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv : nv + nw]) / h
         y_f = y[rows.n_contact :, 0] / h
         fric, generalised, within = fr.forces(y_f, bound, bias)
         miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)

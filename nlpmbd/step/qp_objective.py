@@ -69,3 +69,40 @@ class Objective:
             return M @ (v_new - self.v_free) / h
         K = M @ (v_new[:nr] - self.v_free[:nr]) / h
         return ca.vertcat(K, (self.A @ v_new[nr:] + self.b) / h)
+
+
+class SoftSlacks:
+    """The slack variables s of the SpringDamperContacts' gap rows (kernel.soft_terms), after
+    the velocities and the friction split variables: row j reads Phi_v v - s_j <= -a Phi / h
+    (m/s), s_j costs h (K h + chi) s_j^2 / 2, so that at the optimum h s_j = k lambda_j (the
+    row's multiplier is h lambda_j)."""
+
+    def __init__(self, kernel: Any, h: Any, n_rows: int, gap_start: int) -> None:
+        m = kernel.model
+        self.index = np.flatnonzero(m.soft) if kernel.has_soft else np.zeros(0, dtype=int)
+        ns = self.n = int(self.index.size)
+        cols = np.zeros((n_rows, ns))
+        cols[gap_start + self.index, np.arange(ns)] = -1.0
+        self.columns = ca.sparsify(ca.DM(cols))
+        K, chi = (ca.DM(a[self.index]) for a in (m.contact_stiffness, m.contact_damping))
+        self.weight = ca.diag(h * (K * h + chi)) if ns else ca.DM(0, 0)
+        self.nc = m.n_gap
+
+    def extend(self, H: Any, g: Any, A: Any, lbx: Any, ubx: Any) -> tuple[Any, ...]:
+        """H, g, A and the bounds with the slacks' block (unbounded, cost weight)."""
+        if not self.n:
+            return H, g, A, lbx, ubx
+        free = ca.inf * ca.DM.ones(self.n)
+        return (
+            ca.diagcat(H, self.weight),
+            ca.vertcat(g, ca.DM.zeros(self.n)),
+            ca.horzcat(A, self.columns),
+            ca.vertcat(lbx, -free),
+            ca.vertcat(ubx, free),
+        )
+
+    def per_gap(self, s: Any) -> Any:
+        """The slacks spread over all gaps (0 for rigid ones), m/s."""
+        S = np.zeros((self.nc, self.n))
+        S[self.index, np.arange(self.n)] = 1.0
+        return ca.DM(S) @ s
