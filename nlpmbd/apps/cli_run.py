@@ -4,6 +4,7 @@ write the result and figures without losing anything (apps/writer.py), print a s
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -247,10 +248,13 @@ def _animate(out: Path, compared: Path) -> None:
         return
     from .cli_animate import run as animate
 
+    bodies = [json.loads((d / "meta.json").read_text()).get("bodies") for d in (out, compared)]
+    ghost: str | None = str(compared)
+    if bodies[0] != bodies[1]:  # e.g. a flexible slider against a rigid one
+        print(f"nlpmbd: animation without the compared run (other bodies: {bodies[1]})")
+        ghost = None
     keys = ("out", "magnify", "fps", "speed")
-    animate(
-        argparse.Namespace(dir=str(out), overlay=str(compared), gif=False, **dict.fromkeys(keys))
-    )
+    animate(argparse.Namespace(dir=str(out), overlay=ghost, gif=False, **dict.fromkeys(keys)))
 
 
 def print_summary(result: SimulationResult, out: Path) -> None:
