@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nlpmbd import GROUND, System
+from nlpmbd import GROUND, Parameter, System
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.fem import PlaneStressStrip
 from nlpmbd.model.flexible import FlexibleBody
@@ -22,6 +22,40 @@ from nlpmbd.validation import finite_scalar
 from nlpmbd_joints.node_joints import node_contacts
 
 PARAMETERS_TABLE1 = {"poisson_ratio": 0.3, "rayleigh_alpha": 0.010, "rayleigh_beta": 0.544}
+
+
+def slider_parameters(elements: int, meshes: str, fewest: int = 1) -> tuple[Parameter, ...]:
+    """The cases' `slider`, `youngs_modulus` and `elements` parameters (`elements` by default,
+    `meshes` its examples, at least `fewest`)."""
+    flexible_only = {"slider": ("flexible",)}
+    return (
+        Parameter(
+            "slider",
+            "rigid",
+            "rigid body or Q4 finite elements",
+            str,
+            choices=("rigid", "flexible"),
+        ),
+        Parameter(
+            "youngs_modulus",
+            1000.0,
+            "Young's modulus E of the flexible slider",
+            float,
+            low=0.0,
+            low_open=True,
+            unit="Pa",
+            applies=flexible_only,
+        ),
+        Parameter(
+            "elements",
+            elements,
+            f"number of Q4 elements ({meshes})",
+            int,
+            low=fewest,
+            high=400,
+            applies=flexible_only,
+        ),
+    )
 
 
 def mesh(elements: int) -> tuple[int, int]:

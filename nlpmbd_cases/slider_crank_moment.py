@@ -31,7 +31,7 @@ from nlpmbd.model.contact import HardContact
 from nlpmbd_joints import RevoluteJoint
 from nlpmbd_joints.node_joints import NodePin
 
-from .flexible_slider import flexible_slider, mesh
+from .flexible_slider import flexible_slider, mesh, slider_parameters
 from .slider_crank_parts import (
     SliderCrank,
     Z,
@@ -71,28 +71,7 @@ PARAMETERS = (
         unit="m",
     ),
     Parameter("g", 9.81, "gravitational acceleration along -Y", float, low=0.0, unit="m/s^2"),
-    Parameter(
-        "slider", "rigid", "rigid body or Q4 finite elements", str, choices=("rigid", "flexible")
-    ),
-    Parameter(
-        "youngs_modulus",
-        1000.0,
-        "Young's modulus E of the flexible slider",
-        float,
-        low=0.0,
-        low_open=True,
-        unit="Pa",
-        applies={"slider": ("flexible",)},
-    ),
-    Parameter(
-        "elements",
-        4,
-        "number of Q4 elements: 4 -> 2 x 2, 8 -> 4 x 2 (even along and across: a centre node)",
-        int,
-        low=4,
-        high=400,
-        applies={"slider": ("flexible",)},
-    ),
+    *slider_parameters(4, "4 -> 2 x 2, 8 -> 4 x 2; even along and across: a centre node", 4),
 )
 
 
@@ -122,7 +101,8 @@ def build(params: Mapping[str, Any]) -> System:
 
 CASE = Case(
     name="slider_crank_moment",
-    description="slider-crank driven by a sinusoidal moment, slider with friction (Zheng, Wang)",
+    description="slider-crank driven by a sinusoidal moment, rigid or flexible slider with "
+    "friction (Zheng, Wang)",
     parameters=PARAMETERS,
     builder=build,
     t_end=30.0,

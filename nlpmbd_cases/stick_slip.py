@@ -37,7 +37,7 @@ from nlpmbd.model.contact import ContactLaw, HardContact, SpringDamperContact
 from nlpmbd.model.flexible_loads import PointLoad
 from nlpmbd_joints import PlanarPrismaticClearance
 
-from .flexible_slider import flexible_slider
+from .flexible_slider import flexible_slider, slider_parameters
 
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
 S = 0.05  # the paper's s (m)
@@ -75,28 +75,7 @@ PARAMETERS = (
         choices=("hard", "compliant", "spring_damper"),
     ),
     Parameter("restitution", 0.0, "restitution e", float, low=0.0, high=1.0),
-    Parameter(
-        "slider", "rigid", "rigid body or Q4 finite elements", str, choices=("rigid", "flexible")
-    ),
-    Parameter(
-        "youngs_modulus",
-        1000.0,
-        "Young's modulus E of the flexible slider",
-        float,
-        low=0.0,
-        low_open=True,
-        unit="Pa",
-        applies={"slider": ("flexible",)},
-    ),
-    Parameter(
-        "elements",
-        25,
-        "number of Q4 elements (as square a mesh as it divides: 25 -> 5 x 5)",
-        int,
-        low=1,
-        high=400,
-        applies={"slider": ("flexible",)},
-    ),
+    *slider_parameters(25, "as square a mesh as it divides: 25 -> 5 x 5"),
     Parameter(
         "start",
         "centred",
@@ -175,7 +154,8 @@ def build(params: Mapping[str, Any]) -> System:
 
 CASE = Case(
     name="stick_slip",
-    description="rigid slider on a spring, forced along a guide with stick-slip (Zheng, Wang)",
+    description="rigid or flexible slider on a spring, forced along a guide with stick-slip "
+    "(Zheng, Wang)",
     parameters=PARAMETERS,
     builder=build,
     t_end=40.0,
