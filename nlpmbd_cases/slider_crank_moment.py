@@ -31,7 +31,7 @@ from nlpmbd.model.contact import HardContact
 from nlpmbd_joints import RevoluteJoint
 from nlpmbd_joints.node_joints import NodePin
 
-from .flexible_slider import flexible_slider, mesh, slider_parameters
+from .flexible_slider import flexible_options, flexible_slider, mesh, slider_parameters
 from .slider_crank_parts import (
     SliderCrank,
     Z,
@@ -105,6 +105,7 @@ CASE = Case(
     "friction (Zheng, Wang)",
     parameters=PARAMETERS,
     builder=build,
+    options=flexible_options,
     t_end=30.0,
     h_min=1e-3,
     h_max=1e-3,

@@ -37,7 +37,7 @@ from nlpmbd.model.contact import ContactLaw, HardContact, SpringDamperContact
 from nlpmbd.model.flexible_loads import PointLoad
 from nlpmbd_joints import PlanarPrismaticClearance
 
-from .flexible_slider import flexible_slider, slider_parameters
+from .flexible_slider import flexible_options, flexible_slider, slider_parameters
 
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
 S = 0.05  # the paper's s (m)
@@ -158,6 +158,7 @@ CASE = Case(
     "(Zheng, Wang)",
     parameters=PARAMETERS,
     builder=build,
+    options=flexible_options,
     t_end=40.0,
     h_min=2e-3,
     h_max=2e-3,

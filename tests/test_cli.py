@@ -145,3 +145,19 @@ def test_console_script_exit_codes():
     assert (
         listing.returncode == 0 and "pendulum" in listing.stdout and "free_body" in listing.stdout
     )
+
+
+def test_a_case_chooses_its_solver_below_the_flags(tmp_path, capsys):
+    """stick_slip with slider=flexible runs on the QP path unless --solver says otherwise."""
+    import json
+
+    base = ["run", "stick_slip", "--set", "slider=flexible", "--set", "elements=4"]
+    base += ["--t-end", "0.01", "--no-plot"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 0
+    assert "solver qp (the case's default" in capsys.readouterr().out
+    assert main([*base, "--solver", "nlp", "--out", str(tmp_path / "b")]) == 0
+    solvers = [
+        json.loads((tmp_path / d / "meta.json").read_text())["options"]["path"]["solver"]
+        for d in ("a", "b")
+    ]
+    assert solvers == ["qp", "nlp"]

@@ -114,7 +114,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         case, defaults = _case(args.case)
         system, params = case.build(pairs(args.set, "--set"))
-        options = _options(args, case, defaults)
+        chosen = {k: v for k, v in case.option_defaults(params).items() if k not in defaults}
+        options = _options(args, case, {**defaults, **chosen})
+        for key, value in chosen.items():
+            if key not in given_options(args):
+                print(f"{case.name}: {key} {value} (the case's default for these parameters)")
         out, flag = Path(args.out) if args.out else Path("results") / case.name, "--out"
     names = [b.name for b in system.bodies], [j.name for j in system.joints]
     overlay = read_overlay(args.overlay, *names)  # read before the run: a bad path fails fast

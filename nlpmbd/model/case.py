@@ -149,6 +149,9 @@ class Case:
     h_min: float = 1e-3
     h_max: float = 1e-3
     notes: str = field(default="")
+    #: option defaults the case chooses for its parameters, below the user's flags (e.g. the QP
+    #: path for a flexible slider): params -> {option: value}
+    options: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         name_string("case name", self.name)
@@ -184,6 +187,10 @@ class Case:
         return resolve_parameters(
             self.parameters, {} if overrides is None else overrides, f"case {self.name}"
         )
+
+    def option_defaults(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The case's option defaults for resolved `params` (Case.options), {} without."""
+        return dict(self.options(params)) if self.options is not None else {}
 
     def build(self, overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
         params = self.resolve(overrides)
