@@ -64,13 +64,6 @@ class NLPGraph:
         return np.concatenate([[1.0], qd, nodes, extra])
 
 
-def _spread(mask: np.ndarray, values: ca.SX) -> ca.SX:
-    """A vector over all gaps with `values` at the True entries of mask, 0 elsewhere."""
-    S = np.zeros((mask.size, values.shape[0]))
-    S[np.flatnonzero(mask), np.arange(values.shape[0])] = 1.0
-    return ca.DM(S) @ values
-
-
 def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
     """v(q_dot) with G at the previous step [eq. 22c] and the linearised norm rows [eq. 23]."""
     blocks, norm_rows = [], []
@@ -153,7 +146,7 @@ class _Terms:
             self.Phi_lin, self.G = kernel.vector_rows(qm, vm, h, v, self.use_curv)
         if kernel.has_soft:  # compliant rows a Phi + h Phi_v v - k lambda <= 0 (soft_terms)
             self.k_soft = kernel.soft_terms(h)[1]
-            lam = self.lam if mpcc else _spread(m.soft, self.sigma)
+            lam = self.lam if mpcc else kernel.soft_spread(self.sigma)
             self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
         eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
         self.eq_lin = eq_bound + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))

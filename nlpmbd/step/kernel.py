@@ -143,6 +143,13 @@ class StepKernel:
         a = K * h / (K * h + chi)
         return soft * a + (1 - soft), soft * h / (K * h + chi)
 
+    def soft_spread(self, values: Any) -> Any:
+        """Values of the soft gaps (one each, in gap order) spread over all gaps, 0 elsewhere:
+        their rows' slacks on either path."""
+        S = np.zeros((self.soft.size, values.shape[0]))
+        S[np.flatnonzero(self.soft), np.arange(values.shape[0])] = 1.0
+        return ca.DM(S) @ values
+
     def _soft_scaled(self, phi: Any, h: Any) -> Any:
         return self.soft_terms(h)[0] * phi if self.has_soft else phi
 

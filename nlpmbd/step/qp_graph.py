@@ -246,7 +246,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     lam_x0 = ca.vertcat(lam_x0, ca.DM.zeros(soft.n))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
-        phi = phi - h * soft.per_gap(sol["x"][nv + nw :, 0])
+        phi = phi - h * k.soft_spread(sol["x"][nv + nw :, 0])
     v_new, y = obj.velocities(sol["x"][:nv, 0]), sol["lam_a"]
     mult = y[: rows.n_contact, 0] / h
     f = Forces(rows, mult, ne, nc, v_new)

@@ -86,7 +86,6 @@ class SoftSlacks:
         self.columns = ca.sparsify(ca.DM(cols))
         K, chi = (ca.DM(a[self.index]) for a in (m.contact_stiffness, m.contact_damping))
         self.weight = ca.diag(h * (K * h + chi)) if ns else ca.DM(0, 0)
-        self.nc = m.n_gap
 
     def extend(self, H: Any, g: Any, A: Any, lbx: Any, ubx: Any) -> tuple[Any, ...]:
         """H, g, A and the bounds with the slacks' block (unbounded, cost weight)."""
@@ -100,9 +99,3 @@ class SoftSlacks:
             ca.vertcat(lbx, -free),
             ca.vertcat(ubx, free),
         )
-
-    def per_gap(self, s: Any) -> Any:
-        """The slacks spread over all gaps (0 for rigid ones), m/s."""
-        S = np.zeros((self.nc, self.n))
-        S[self.index, np.arange(self.n)] = 1.0
-        return ca.DM(S) @ s
