@@ -138,7 +138,8 @@ def test_step_problem_is_built_once_per_simulation(monkeypatch):
 
     monkeypatch.setattr(SymbolicModel, "build", staticmethod(counting_model))
     monkeypatch.setattr(NLPStep, "__init__", counting_init)
-    res = simulate(tilted_box(), SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3))
+    opts = SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3, solver="nlp")
+    res = simulate(tilted_box(), opts)
     assert res.n_steps == 50 and sorted(calls) == ["model", "problem"]
 
 
@@ -179,5 +180,6 @@ def test_a_step_ipopt_calls_solved_must_pass_the_unscaled_checks(monkeypatch):
     monkeypatch.setattr(NLPStep, "verified", lambda self, *args: False)
     with pytest.raises(SolverFailure, match="unscaled checks failed"):
         simulate(
-            tilted_box(), SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, predictor=False)
+            tilted_box(),
+            SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, predictor=False, solver="nlp"),
         )

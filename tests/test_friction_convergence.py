@@ -65,7 +65,7 @@ def energy(result) -> np.ndarray:
 def swing():
     """mu = 0.3, the first half swing (the centre of mass passes below the pin at ~0.47 s)."""
     system = clearance_pendulum(0.3)
-    result = simulate(system, SimulationOptions(t_end=0.5, h_min=2e-3, h_max=2e-3))
+    result = simulate(system, SimulationOptions(t_end=0.5, h_min=2e-3, h_max=2e-3, solver="nlp"))
     return system, result
 
 
@@ -86,7 +86,9 @@ def test_mu_1_steps_are_coulomb_steps_or_failed_ones():
     with Coulomb EoM residuals up to 1e6 times the bound."""
     system = clearance_pendulum(1.0)
     try:
-        result = simulate(system, SimulationOptions(t_end=0.04, h_min=2e-4, h_max=2e-4))
+        result = simulate(
+            system, SimulationOptions(t_end=0.04, h_min=2e-4, h_max=2e-4, solver="nlp")
+        )
     except SolverFailure as err:  # allowed: a visible failure, never a wrong step
         result = err.partial
     assert np.all(result.status <= 2)
@@ -116,7 +118,9 @@ def test_a_step_whose_friction_does_not_converge_fails_visibly():
     step is FAILED, the retry ladder solves it again, and the run stops with SolverFailure
     (before issue 14 such steps were accepted and only counted)."""
     system = clearance_pendulum(1.0)
-    options = SimulationOptions(t_end=0.2, h_min=2e-3, h_max=2e-3, friction_iterations=1)
+    options = SimulationOptions(
+        t_end=0.2, h_min=2e-3, h_max=2e-3, friction_iterations=1, solver="nlp"
+    )
     with pytest.raises(SolverFailure, match="Coulomb friction") as info:
         simulate(system, options)
     partial = info.value.partial

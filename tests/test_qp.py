@@ -145,12 +145,23 @@ def test_predicted_steps_are_at_least_as_good_as_ipopts():
 def test_qp_option_errors():
     from nlpmbd.errors import InputError
 
-    with pytest.raises(InputError, match="solver=qp needs a fixed step"):
-        SimulationOptions(h_min=1e-3, h_max=2e-3, solver="qp")
     with pytest.raises(InputError, match="qp_solver must be one of"):
         SimulationOptions(solver="qp", qp_solver="gurobi")
     with pytest.raises(InputError, match="codegen must be one of"):
         SimulationOptions(codegen="yes")
+
+
+def test_qp_path_with_an_h_range_steps_at_h_max():
+    """The QP has no h to choose: solver=qp with h_min < h_max (and the NLP's step control)
+    takes h_max, landing on t_end like any fixed-step run; auto takes the NLP there."""
+    system, _ = get_case("pendulum").build({})
+    options = SimulationOptions(t_end=0.0105, h_min=1e-3, h_max=2e-3, solver="qp")
+    res = simulate(system, options)
+    assert res.meta["solver_path"] == "qp"
+    np.testing.assert_allclose(res.h, [2e-3] * 4 + [1.25e-3] * 2, rtol=1e-12)
+    assert SimulationOptions(h_min=1e-3, h_max=2e-3).solver_path.value == "nlp"
+    controlled = SimulationOptions(h_min=1e-3, h_max=2e-3, step_control="controller")
+    assert controlled.solver_path.value == "qp"
 
 
 def test_other_qp_plugins_match_qrqp():

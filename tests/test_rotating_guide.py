@@ -93,7 +93,7 @@ def check_free_flight(res, until: float) -> int:
 def test_spinning_prismatic_guide_without_predictor():
     """At h = 2e-4 the 76th step (t = 0.015 s) failed; 0.03 s is all free flight."""
     h, t_end = 2e-4, 0.03
-    opts = SimulationOptions(t_end=t_end, h_min=h, h_max=h, predictor=False)
+    opts = SimulationOptions(t_end=t_end, h_min=h, h_max=h, predictor=False, solver="nlp")
     res = simulate(spinning_arm(), opts)
     check_run(res, h, t_end)
     assert res.n_steps == 150 and res.iterations[1:].mean() < 2.0
@@ -106,7 +106,7 @@ def test_spinning_prismatic_guide_with_friction():
     """Friction (the fixed point around the NLP): failed at t = 0.091 s with h = 1e-3. The
     slider drifts to the trailing wall (first contact near t = 0.075 s) and is then carried."""
     h, t_end = 1e-3, 0.12
-    opts = SimulationOptions(t_end=t_end, h_min=h, h_max=h, predictor=False)
+    opts = SimulationOptions(t_end=t_end, h_min=h, h_max=h, predictor=False, solver="nlp")
     res = simulate(spinning_arm(mu=0.3), opts)
     check_run(res, h, t_end)
     assert check_free_flight(res, 0.06) == 61

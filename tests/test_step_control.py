@@ -10,7 +10,7 @@ from fixtures import pendulum_theta_error, pendulum_theta_reference
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
 from nlpmbd.apps.registry import get_case
-from nlpmbd.run.controller import StepController
+from nlpmbd.run.controller import ControlLaw, StepController
 
 T_IDEAL = 2.0
 
@@ -130,7 +130,7 @@ def test_step_controller_formulas():
         t_end=1.0, h_min=1e-4, h_max=1e-2, step_control="controller", error_tol=1e-6
     )
     M = np.diag([2.0, 2.0, 2.0, 0.5, 0.5, 0.5])
-    ctl = StepController(opts, M, total_mass=2.0)
+    ctl = StepController(ControlLaw(M, 2.0, n_rigid=1, second_order=False), opts, n_q=7, n_v=6)
     assert ctl.first() == 1e-4
     v0 = np.zeros(6)
     # dv^T M dv = 2 * 3^2 + 0.5 * 4^2 = 26 -> err = h/2 sqrt(26 / 2)

@@ -68,7 +68,8 @@ class SimulationResult:
     def iteration_unit(self) -> str:
         """What `iterations` counts: IPOPT iterations, or QP solves with solver "qp"."""
         path = self.meta.get("options", {}).get("path", {})
-        if isinstance(path, dict) and path.get("solver") == "qp":
+        taken = self.meta.get("solver_path", path.get("solver") if isinstance(path, dict) else "")
+        if taken == "qp":
             return "QP solves"
         return "IPOPT iterations"
 

@@ -40,6 +40,7 @@ def resume_state(state: RunState, counters: dict[str, int]) -> dict[str, Any]:
         if warm is None or warm.warm is None
         else {k: np.asarray(a).tolist() for k, a in warm.warm.items()},
         "impact_speed": state.impact_speed.tolist(),
+        "error": state.error,
     }
 
 
@@ -87,10 +88,18 @@ def restore(
         impact_speed=np.asarray(state.get("impact_speed", [0.0] * n_compliant), dtype=float),
         step=result.n_steps,
         warm=_warm(result, state.get("warm")),
+        error=_error_sum(state.get("error", 0.0)),
     )
     previous = state.get("counters", {})
     run_state.earlier.update({k: int(previous.get(k, 0)) for k in COUNTERS})
     return arrays, run_state
+
+
+def _error_sum(value: Any) -> float:
+    """resume.error: the sum of the local error estimates so far (m)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < np.inf:
+        raise InputError(f"resume.error must be a finite error sum >= 0 m, got {value!r:.40}")
+    return float(value)
 
 
 def _warm(result: SimulationResult, warm: dict | None) -> StepSolution | None:

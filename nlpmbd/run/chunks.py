@@ -1,11 +1,12 @@
-"""The fixed-step fast path: a run evaluated in chunks of steps by one CasADi Function.
+"""The fast path: a run evaluated in chunks of steps by one CasADi Function.
 
-`chunk_function` maps the QP's whole step (step/qp.py) over n steps with mapaccum, recording each
-step's row of the result; `ChunkRunner` owns it (compiled to C when asked and a compiler is
-found, see codegen.py) and turns one evaluation into result rows. A chunk stops being used at
-its first step that failed a check (QP acceptance test or projection convergence): `run`
-returns the rows before it, and the run loop (run/stepping.py) takes that step in Python with
-the NLP path's fallbacks, then starts the next chunk from there.
+`chunk_function` (run/chunk_graph.py) maps the QP's whole step over n steps with mapaccum, each
+step choosing its own h in the graph and recording its row of the result; `ChunkRunner` owns it
+(compiled to C when asked and a compiler is found, see codegen.py) and turns one evaluation
+into result rows. A chunk stops
+being used at its first step that failed a check (QP acceptance test or projection
+convergence): `run` returns the rows before it, and the run loop (run/stepping.py) takes that
+step in Python with the NLP path's fallbacks, then starts the next chunk from there.
 """
 
 from __future__ import annotations
@@ -16,122 +17,31 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from ..model.symbolic import SymbolicModel
-from ..step.qp import QPStep, extrapolate
+from ..step.layout import Layout
+from ..step.qp import QPStep
 from ..step.quiet import silent_stdout
 from ..step.solver import StepSolution
+from .background import COMPILE_PAYS, BackgroundCompile
+from .chunk_graph import chunk_function, chunk_layout, state_layout
 from .codegen import compile_function
+from .controller import ControlLaw
+from .option_groups import Codegen
 from .records import point_arrays
-
-
-def chunk_layout(model: SymbolicModel) -> dict[str, int]:
-    """Names and per-step row counts of the chunk function's record, in order."""
-    M, E, J, C = model.n_gap, model.n_eq, model.n_joints, model.n_compliant
-    return {
-        "q": model.n_q,
-        "v": model.n_v,
-        "lam": M,
-        "lam_eq": E,
-        "gap": M,
-        "eq_residual": 1,
-        "energy": 3,
-        "directions": 3 * M,
-        "points": 3 * M,
-        "joint_force": 3 * J,
-        "eom_residual": 1,
-        "comp_residual": 1,
-        "norm_residual": 1,
-        "gap_uncorrected": 1,
-        "iterations": 1,
-        "qp_ok": 1,
-        "projection_ok": 1,
-        "q_raw": model.n_q,
-        "friction": 3 * M,
-        "compliant_gap": C,
-        "compliant_force": 3 * C,
-    }
-
-
-def chunk_function(step: QPStep, n: int) -> ca.Function:
-    """n steps in one Function (mapaccum): (X0 = [t; q; v; lam; lam1; lam2; z], h (1 x n)) ->
-    (X_n, R (rows x n)); lam, lam1, lam2, the normal forces of the last three steps, start the
-    next step's friction fixed point (step/qp.py, extrapolate); z, the compliant contacts'
-    memory (run/contact_memory.py), their force is held over each step.
-
-    Column k of R is step k's record in chunk_layout order, stacked: the state after the step,
-    the time-point report (model.report) and the step diagnostics. A column with h = 0 is
-    padding: the state passes through unchanged and the record is zero (the last chunk of a
-    run is padded this way, so one compiled Function serves every chunk). Padding is a switch
-    (Function.if_else), which computes no step: an MX if_else would compute one and drop it."""
-    X, h = ca.MX.sym("X", chunk_state_size(step.kernel.model)), ca.MX.sym("h")
-    taken = _one_step(step, X, h)
-    zero = ca.MX.zeros(taken.sparsity_out(1))
-    padding = ca.Function("qp_chunk_padding", [X, h], [X, zero])
-    switch = ca.Function.if_else("qp_chunk_switch", taken, padding)
-    one = ca.Function("qp_chunk_step", [X, h], switch(h > 0, X, h))
-    return one.mapaccum("qp_chunk", n)
-
-
-def chunk_state_size(m: SymbolicModel) -> int:
-    """The length of X = [t; q; v; lam; lam1; lam2; z]."""
-    return 1 + m.n_q + m.n_v + 3 * m.n_gap + m.n_compliant
-
-
-def _one_step(step: QPStep, X: ca.MX, h: ca.MX) -> ca.Function:
-    """(X, h) -> (the state after one step of size h > 0, its record)."""
-    m = step.kernel.model
-    nq, nc = m.n_q, m.n_gap
-    a = 1 + nq + m.n_v  # where the normal forces start
-    t, q, v = X[0], X[1 : 1 + nq], X[1 + nq : a]
-    lam, lam1, lam2 = (X[a + k * nc : a + (k + 1) * nc] for k in range(3))
-    z = X[a + 3 * nc :]
-    Qc, gap_c, _, _, force_c, _ = m.compliant_force(t, q, v, z)
-    normal = ca.fmax(extrapolate(lam, lam1, lam2), 0)
-    o = step.whole_step(t=t, q=q, v=v, h=h, normal=normal, applied=Qc)
-    t_new = t + h
-    q_new, v_new = o["q_new"], o["v_new"]
-    _, gap_new, rate_new, *_ = m.compliant_force(t_new, q_new, v_new, z)
-    # a contact that begins now keeps its penetration speed; an open one forgets it
-    z_new = ca.if_else(gap_new > 0, ca.if_else(gap_c > 0, z, ca.fmax(rate_new, 0)), 0)
-    record = ca.vertcat(
-        q_new,
-        v_new,
-        *_reported(m, o, q_new, v_new, t_new),
-        o["q_raw"],
-        ca.densify(ca.vec(o["friction"])),
-        gap_new,
-        ca.vec(force_c),
-    )
-    state = ca.vertcat(t_new, q_new, v_new, o["lam"], lam, lam1, z_new)
-    return ca.Function("qp_chunk_taken", [X, h], [state, record])
-
-
-def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> list:
-    """The record's rows from lam to projection_ok (chunk_layout)."""
-    gap, eq, energy, directions, points, forces = m.report(q, v, t, o["lam"], o["lam_eq"])
-    diagnostics = ("eom", "comp", "drift", "gap_raw", "n_qp", "qp_ok", "projection_ok")
-    return [
-        o["lam"],
-        o["lam_eq"],
-        gap,
-        eq,
-        energy,
-        ca.vec(directions),
-        ca.vec(points),
-        ca.vec(forces),
-        *(o[k] for k in diagnostics),
-    ]
 
 
 @dataclass
 class ChunkRows:
-    """The accepted steps of one chunk: `points` and `steps` hold History arrays (k rows)."""
+    """The accepted steps of one chunk, up to its first failed step: `points` and `steps` hold
+    History arrays (k rows); `error` their local error estimates (m)."""
 
     k: int
     points: dict[str, np.ndarray]
     steps: dict[str, np.ndarray]
-    discarded: int  # steps computed after the first failed one, thrown away
-    state: np.ndarray  # X = [t; q; v; lam; lam1; lam2] after the last accepted step
+    error: np.ndarray
+    rejected: int  # attempts the controller rejected (solved again at a smaller h)
+    discarded: int  # attempts computed after the first failed one, thrown away
+    failed: bool  # an attempt failed a check: the run loop takes that step in Python
+    state: np.ndarray  # X (state_layout) before that attempt, or after the chunk's last column
 
 
 class _Buffered:
@@ -142,19 +52,19 @@ class _Buffered:
 
     def __init__(self, f: ca.Function, n: int) -> None:
         self.x0 = np.zeros(f.size1_in(0))
-        self.h = np.zeros(n)
+        self.parameters = np.zeros((n, f.size1_in(1)))
         self.states = np.zeros((n, f.size1_out(0)))
         self.record = np.zeros((n, f.size1_out(1)))
         self.buffer, self._eval = f.buffer()
         self._quiet = True  # the first evaluation allocates the QP solvers' memory
-        for k, a in enumerate((self.x0, self.h)):
+        for k, a in enumerate((self.x0, self.parameters)):
             self.buffer.set_arg(k, memoryview(a))  # type: ignore[arg-type]
         for k, a in enumerate((self.states, self.record)):
             self.buffer.set_res(k, memoryview(a))  # type: ignore[arg-type]
 
-    def __call__(self, X: np.ndarray, h: np.ndarray) -> bool:
+    def __call__(self, X: np.ndarray, P: np.ndarray) -> bool:
         self.x0[:] = X
-        self.h[:] = h
+        self.parameters[:] = P
         try:
             if self._quiet:  # qpOASES prints its licence banner for each new memory
                 with silent_stdout():
@@ -168,52 +78,103 @@ class _Buffered:
 
 
 class ChunkRunner:
-    """Chunks of n fixed-h QP steps; `compile` asks for the C version (codegen.py)."""
+    """Chunks of n QP steps (chunk_function), evaluated by CasADi's VM or compiled to C
+    (codegen.py): `codegen` on compiles before the first chunk, off never, auto loads a cached
+    library at once or compiles in the background when that pays (background.py, `after`)."""
 
-    def __init__(self, step: QPStep, n: int, compile: bool) -> None:
+    def __init__(
+        self, step: QPStep, n: int, codegen: Codegen, law: ControlLaw, controlled: bool
+    ) -> None:
         self.model, self.n = step.kernel.model, n
         self.layout = chunk_layout(self.model)
+        self.state = state_layout(self.model)
         offsets = np.cumsum([0, *self.layout.values()])
         self.rows = {
             k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
         }
-        vm = chunk_function(step, n)
-        self.codegen = "off"
-        function = vm
-        if compile:
-            function, self.codegen = compile_function(vm)
-        self.vm = _Buffered(vm, n)
-        self.function = self.vm if function is vm else _Buffered(function, n)
+        vm = self._vm = chunk_function(step, n, law, controlled)
+        self.vm = self.function = _Buffered(vm, n)
+        self.codegen, self._auto = "off", codegen is Codegen.AUTO
+        self._background: BackgroundCompile | None = None
+        self.step_cost, self.step_size = 0.0, 0.0  # of the last chunk: s per attempt, mean h
+        if codegen is not Codegen.OFF:
+            function, self.codegen = compile_function(vm, build=codegen is Codegen.ON)
+            if function is not vm:
+                self.function = _Buffered(function, n)
+            elif self._auto:
+                self.codegen = "vm"
 
-    def run(self, X: np.ndarray, h: np.ndarray) -> ChunkRows:
-        """Evaluate steps of sizes h (at most n) from state X = [t; q; v; lam]."""
-        m = len(h)
-        row = np.zeros(self.n)
-        row[:m] = h
+    def after(self, time_left: float) -> None:
+        """After a chunk, with `time_left` s of simulated time to go: codegen auto starts the
+        background build when the VM would need more than COMPILE_PAYS s for the rest, and
+        switches to the library once it is built."""
+        if self._background is not None:
+            done = self._background.result()
+            if done is not None:
+                self._background = None
+                function, self.codegen = done
+                if function is not self._vm:
+                    self.function = _Buffered(function, self.n)
+            return
+        if not self._auto or self.function is not self.vm or self.step_size <= 0:
+            return
+        if time_left / self.step_size * self.step_cost > COMPILE_PAYS:
+            self._background = BackgroundCompile(self._vm)
+            self.codegen = "compiling"
+
+    def close(self) -> None:
+        """The run ended: a build still under way is cancelled (the chunks stayed on the VM)."""
+        if self._background is not None:
+            self._background.cancel()
+            self._background = None
+            self.codegen = "vm (the run ended before its compilation)"
+
+    def run(self, X: np.ndarray, P: np.ndarray) -> ChunkRows:
+        """Evaluate a chunk from state X (state_layout) with run parameters P (PARAMETERS)."""
         tic = time.perf_counter()
         used = self.function
-        if not used(X, row):
+        if not used(X, P):
             # a compiled QP that could not be made non-fatal (codegen.py), or a QP that CasADi
             # rejects outright (NaN bounds): the VM, else hand the first step to Python
             used = self.vm
-            if not used(X, row):
-                return ChunkRows(0, {}, {}, discarded=0, state=X)
+            if not used(X, P):
+                return ChunkRows(0, {}, {}, np.zeros(0), 0, 0, True, np.asarray(X, dtype=float))
         elapsed = time.perf_counter() - tic
-        Xs, R = used.states[:m], used.record[:m]
-        r = self.rows
+        R, r = used.record, self.rows
+        h = R[:, r["h"]][:, 0]
+        attempted = h > 0
         good = (R[:, r["qp_ok"]][:, 0] > 0.5) & (R[:, r["projection_ok"]][:, 0] > 0.5)
-        bad = np.flatnonzero(~good)
-        k = int(bad[0]) if bad.size else m
-        model = self.model
-        nc, nj = model.n_gap, model.n_joints
+        bad = np.flatnonzero(attempted & ~good)
+        stop = int(bad[0]) if bad.size else self.n
+        taken = np.flatnonzero((R[:stop, r["accepted"]][:, 0] > 0.5) & attempted[:stop])
+        k = taken.size
+        state = used.states[stop - 1] if stop else np.asarray(X, dtype=float)
+        tried = max(int(np.count_nonzero(attempted)), 1)
+        self.step_cost = elapsed / tried
+        self.step_size = float(np.mean(h[taken])) if k else 0.0
+        return ChunkRows(
+            k,
+            self._points(R[taken], used.states[taken, 0].copy()),
+            self._steps(R[taken], elapsed / tried),
+            R[taken, r["error"]][:, 0].copy(),
+            rejected=int(np.count_nonzero(attempted[:stop])) - k,
+            discarded=max(0, int(np.count_nonzero(attempted[stop + 1 :]))),
+            failed=stop < self.n,
+            state=state.copy(),
+        )
 
-        def cols(name):  # a copy: the buffers are overwritten by the next chunk
-            return R[:k, r[name]].copy()
+    def _points(self, R: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
+        """The time points t after the accepted steps (R: their rows of the record, a copy, for
+        the buffers are overwritten by the next chunk)."""
+        model, r, k = self.model, self.rows, R.shape[0]
+        nc, nj, C = model.n_gap, model.n_joints, model.n_compliant
 
-        C = model.n_compliant
-        points = point_arrays(
+        def cols(name):
+            return R[:, r[name]]
+
+        return point_arrays(
             model,
-            t=Xs[:k, 0].copy(),
+            t=t,
             q=cols("q"),
             v=cols("v"),
             lam=cols("lam"),
@@ -228,42 +189,44 @@ class ChunkRunner:
             compliant_gap=cols("compliant_gap") if C else None,
             compliant_force=cols("compliant_force").reshape(k, C, 3) if C else None,
         )
-        steps = {
-            "h": np.asarray(h[:k], dtype=float),
-            "eom_residual": cols("eom_residual")[:, 0],
-            "norm_residual": cols("norm_residual")[:, 0],
-            "comp_residual": cols("comp_residual")[:, 0],
-            "iterations": cols("iterations")[:, 0],
-            # one evaluation for m steps: each step is charged the mean
-            "solve_time": np.full(k, elapsed / max(m, 1)),
+
+    def _steps(self, R: np.ndarray, each: float) -> dict[str, np.ndarray]:
+        r, k = self.rows, R.shape[0]
+
+        def col(name):
+            return R[:, r[name]][:, 0]
+
+        return {
+            "h": col("h"),
+            "eom_residual": col("eom_residual"),
+            "norm_residual": col("norm_residual"),
+            "comp_residual": col("comp_residual"),
+            "iterations": col("iterations"),
+            # one evaluation for all attempts: each step is charged the mean
+            "solve_time": np.full(k, each),
             "status": np.zeros(k),
-            "gap_uncorrected": cols("gap_uncorrected")[:, 0] if nc else np.zeros(k),
+            "gap_uncorrected": col("gap_uncorrected") if self.model.n_gap else np.zeros(k),
         }
-        end = Xs[k - 1].copy() if k else np.asarray(X, dtype=float)
-        return ChunkRows(k, points, steps, discarded=max(0, m - k - 1), state=end)
 
 
-def chunk_end(rows: ChunkRows) -> StepSolution:
+def chunk_end(rows: ChunkRows, state: Layout) -> StepSolution:
     """The last accepted step of a chunk as the next step's warm start: the normal forces of the
     last three steps start the friction fixed point (QPStep.solve; a checkpoint stores them as
     `warm`)."""
-    p, s = rows.points, rows.steps
-    nq = p["q"].shape[1] + p["node_q"][-1].size  # the state's q and v: rigid, then nodes
-    nv = p["v"].shape[1] + p["node_v"][-1].size
-    start, nc = 1 + nq + nv, p["lam"].shape[1]
-    lam, lam1, lam2 = rows.state[start : start + 3 * nc].reshape(3, nc).copy()
+    s, p, steps = state.split(rows.state), rows.points, rows.steps
+    lam, lam1, lam2 = (s[k].copy() for k in ("lam", "lam1", "lam2"))
     return StepSolution(
-        h=float(s["h"][-1]),
-        q=rows.state[1 : 1 + nq].copy(),
-        v=rows.state[1 + nq : start].copy(),
+        h=float(steps["h"][-1]),
+        q=s["q"].copy(),
+        v=s["v"].copy(),
         lam=lam,
         lam_eq=p["lam_eq"][-1],
-        eom_residual=float(s["eom_residual"][-1]),
-        comp_residual=float(s["comp_residual"][-1]),
-        norm_drift=float(s["norm_residual"][-1]),
+        eom_residual=float(steps["eom_residual"][-1]),
+        comp_residual=float(steps["comp_residual"][-1]),
+        norm_drift=float(steps["norm_residual"][-1]),
         status=0,
-        iterations=int(s["iterations"][-1]),
-        solve_time=float(s["solve_time"][-1]),
+        iterations=int(steps["iterations"][-1]),
+        solve_time=float(steps["solve_time"][-1]),
         return_status="QP chunk",
         warm={"lam": lam, "lam1": lam1, "lam2": lam2},
     )

@@ -42,6 +42,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -162,7 +163,37 @@ def _intact(lib: Path) -> bool:
         return False
 
 
-def _build(cc: str, units: list[tuple[str, tuple[str, ...]]], lib: Path, timeout: float) -> None:
+class Cancelled(Exception):
+    """The build was cancelled (its run ended first, chunks.py)."""
+
+
+def _command(command: list[str], timeout: float, cancel: threading.Event | None) -> None:
+    """Run one compiler command; killed (Cancelled) as soon as `cancel` is set."""
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        waited = 0.0
+        while True:
+            try:
+                code = proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                waited += 0.05
+                if (cancel is not None and cancel.is_set()) or waited > timeout:
+                    proc.kill()
+                    proc.wait()
+                    if waited > timeout:
+                        raise subprocess.TimeoutExpired(command, timeout) from None
+                    raise Cancelled from None
+    if code:
+        raise subprocess.CalledProcessError(code, command)
+
+
+def _build(
+    cc: str,
+    units: list[tuple[str, tuple[str, ...]]],
+    lib: Path,
+    timeout: float,
+    cancel: threading.Event | None = None,
+) -> None:
     """Compile the (source, flags) units in parallel, link them and put the library at lib
     (atomically, with its SHA-256 beside it)."""
     includes, libraries = solver_flags(units[0][0])
@@ -176,7 +207,7 @@ def _build(cc: str, units: list[tuple[str, tuple[str, ...]]], lib: Path, timeout
             objects.append(str(obj))
 
         def run(command: list[str]) -> None:
-            subprocess.run(command, check=True, capture_output=True, timeout=timeout)
+            _command(command, timeout, cancel)
 
         with ThreadPoolExecutor(min(_workers(), len(jobs))) as pool:
             list(pool.map(run, jobs))  # raises the first failure
@@ -189,8 +220,16 @@ def _build(cc: str, units: list[tuple[str, tuple[str, ...]]], lib: Path, timeout
         os.replace(sums, _digest_path(lib))
 
 
-def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Function, str]:
-    """(compiled f, how): how is "compiled", "cached", or why f is returned unchanged."""
+def compile_function(
+    f: ca.Function,
+    timeout: float = 600.0,
+    *,
+    build: bool = True,
+    cancel: threading.Event | None = None,
+) -> tuple[ca.Function, str]:
+    """(compiled f, how): how is "compiled", "cached", or why f is returned unchanged; with
+    `build` False only a cached library is loaded ("not cached" otherwise); setting `cancel`
+    stops a build ("cancelled")."""
     cc = find_compiler()
     if cc is None:
         return f, "no C compiler found"
@@ -206,12 +245,16 @@ def compile_function(f: ca.Function, timeout: float = 600.0) -> tuple[ca.Functio
     lib = cache_dir() / f"{f.name()}_{key[:20]}.so"
     how = "cached"
     if not _intact(lib):
+        if not build:
+            return f, "not cached"
         how = "compiled"
         try:
             try:
-                _build(cc, split, lib, timeout)
+                _build(cc, split, lib, timeout, cancel)
             except subprocess.CalledProcessError:  # the split did not compile: the whole file
-                _build(cc, [(source, CFLAGS)], lib, timeout)
+                _build(cc, [(source, CFLAGS)], lib, timeout, cancel)
+        except Cancelled:
+            return f, "cancelled"
         except (OSError, subprocess.SubprocessError) as err:
             return f, f"compilation failed ({type(err).__name__})"
     try:

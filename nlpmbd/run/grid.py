@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
+import casadi as ca
 import numpy as np
 
 
@@ -22,6 +24,16 @@ def step_bounds(remaining: float, h_min: float, h_max: float) -> tuple[float, fl
     if remaining < h_max + h_min:
         return remaining / 2, remaining / 2
     return h_min, h_max
+
+
+def step_size(remaining: Any, h_min: Any, h_max: Any) -> tuple[Any, Any]:
+    """(h_hi, landing) of `step_bounds` as CasADi expressions, for the chunks' graphs: the same
+    operations in the same order, so a chunk lands on t_end exactly as the Python loop does;
+    landing is 1 when h_lo == h_hi (the step's size is fixed)."""
+    first = remaining <= h_max * (1 + 1e-9)
+    second = remaining < h_max + h_min
+    h = ca.if_else(first, remaining, ca.if_else(second, remaining / 2, h_max))
+    return h, ca.logic_or(first, second)
 
 
 def end_tolerance(h_min: float) -> float:

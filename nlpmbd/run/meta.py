@@ -30,6 +30,7 @@ def run_info(
     info.update(
         {
             "options": options.as_dict(),
+            "solver_path": options.solver_path.value,
             "bodies": [b.name for b in system.bodies],
             "nodes": [f"{f.name}[{k}]" for f in system.flexible for k in range(f.n_nodes)],
             "flexible": [f.describe() for f in system.flexible],

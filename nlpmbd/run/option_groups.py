@@ -38,8 +38,9 @@ class StepControl(enum.StrEnum):
 
 
 class Codegen(enum.StrEnum):
-    """Compile the fixed-h QP chunks to C: AUTO when a C compiler is found and the run has at
-    least codegen_min_steps steps, ON whenever a compiler is found, OFF never."""
+    """Compile the QP chunks to C (when a C compiler is found): AUTO loads a cached library or
+    compiles in the background when the run is long enough for it to pay (run/background.py),
+    ON before the first step, OFF never."""
 
     AUTO = "auto"
     ON = "on"
@@ -200,7 +201,10 @@ class Scheme(_Group):
 @dataclass(frozen=True)
 class Path(_Group):
     solver: SolverPath = option(
-        "nlp (IPOPT, h a variable) or qp (the fixed-h QP fast path)", SolverPath.NLP
+        "auto (qp wherever its steps are the nlp's, else nlp), nlp (IPOPT per step, h a "
+        "variable) or qp (the step's QP at fixed h in compiled chunks, IPOPT for the steps "
+        "they fail)",
+        SolverPath.AUTO,
     )
     qp_solver: QPPlugin = option(
         "CasADi plugin of the step QP (auto: qrqp, or daqp with friction)", QPPlugin.AUTO
@@ -208,9 +212,6 @@ class Path(_Group):
     codegen: Codegen = option("compile the QP fast path to C: auto, on or off", Codegen.AUTO)
     predictor: bool = option("NLP path: try the step's QP first, IPOPT only if needed", True)
     chunk_steps: int = option("QP fast path: steps per evaluation of the chunk", 128, low=1)
-    codegen_min_steps: int = option(
-        "codegen auto compiles runs of at least this many steps", 20000, low=0
-    )
 
 
 @dataclass(frozen=True)

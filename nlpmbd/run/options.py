@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..step.config import Friction, QPPlugin, SolverPath, Verification
+from ..step.config import Formulation, Friction, QPPlugin, SolverPath, Verification
 from ..validation import short_repr
 from .option_groups import (
     GROUPS,
@@ -80,17 +80,11 @@ class SimulationOptions:
             raise InputError(f"h_min must be <= h_max, got h_min={t.h_min} > h_max={t.h_max}")
         if t.h_max > t.t_end:
             raise InputError(f"h_max must be <= t_end={t.t_end}, got {t.h_max}")
-        if (
-            p.solver is SolverPath.QP
-            and not self.fixed_step
-            and t.step_control is not (StepControl.CONTROLLER)
-        ):
+        if p.codegen is Codegen.ON and self.solver_path is SolverPath.NLP:
             raise InputError(
-                "solver=qp needs a fixed step (h_min == h_max) or step_control=controller, "
-                f"got h in [{t.h_min}, {t.h_max}]"
+                "codegen=on applies to solver=qp only; drop it or set solver=qp "
+                f"(solver={p.solver.value} takes the NLP path here)"
             )
-        if p.codegen is Codegen.ON and p.solver is SolverPath.NLP:
-            raise InputError("codegen=on applies to solver=qp only; drop it or set solver=qp")
         if p.codegen is Codegen.ON and p.qp_solver in (QPPlugin.QPOASES, QPPlugin.OSQP):
             raise InputError(
                 f"codegen=on needs qp_solver=auto, qrqp or daqp (the compiled ones), "
@@ -101,6 +95,20 @@ class SimulationOptions:
     @property
     def fixed_step(self) -> bool:
         return self.time.h_min == self.time.h_max
+
+    @property
+    def solver_path(self) -> SolverPath:
+        """The path a run takes: `solver`, with auto resolved. The QP is the step's NLP at a
+        fixed h, so auto takes it unless the NLP chooses h (step_control=nlp with h_min <
+        h_max) or the MPCC form is asked for; solver=qp with an h range and step_control=nlp
+        steps at h_max."""
+        p, t = self.path.solver, self.time
+        if p is not SolverPath.AUTO:
+            return p
+        nlp_h = t.step_control is StepControl.NLP and not self.fixed_step
+        if nlp_h or self.scheme.formulation is Formulation.MPCC:
+            return SolverPath.NLP
+        return SolverPath.QP
 
     @property
     def verification(self) -> Verification:

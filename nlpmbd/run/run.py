@@ -13,9 +13,10 @@ from ..model.symbolic import SymbolicModel
 from ..model.system import System
 from ..step.config import COMPILED_PLUGINS
 from .checkpoint import restore, resume_state
+from .chunk_graph import chunk_parameters
 from .chunks import ChunkRunner
 from .contact_memory import CompliantContacts
-from .controller import SecondOrderController, StepController
+from .controller import StepController, control_law
 from .grid import end_tolerance
 from .history import History
 from .limits import check_assembly, check_run_size
@@ -48,13 +49,19 @@ class Run:
             step_solver, self.qp = build_solver(self.kernel, options)
         else:  # a solver of the caller's: the Python loop, no chunks
             step_solver, self.qp = solver(self.kernel, options), None
-        controller = None
-        if options.time.step_control is StepControl.CONTROLLER:
-            kind = SecondOrderController if self.kernel.second_order else StepController
-            controller = kind(options, m.M, float(np.sum(m.masses)))
+        self.law = control_law(m, self.kernel.second_order)
+        estimator = StepController(self.law, options, m.n_q, m.n_v)
+        controlled = options.time.step_control is StepControl.CONTROLLER
         self.history = History(m)
         self.stepper = Stepper(
-            m, options, step_solver, self.history, CompliantContacts(m), self.checks, controller
+            m,
+            options,
+            step_solver,
+            self.history,
+            CompliantContacts(m),
+            self.checks,
+            estimator,
+            estimator if controlled else None,
         )
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
@@ -80,17 +87,16 @@ class Run:
         return state
 
     def prepare(self, state: RunState) -> None:
-        """The chunk Function of the fixed-h QP path (compiled to C if asked)."""
+        """The chunk Function of the QP path (compiled to C if asked)."""
         o = self.options
-        if self.qp is None or not o.fixed_step:
+        if self.qp is None:
             return
-        steps = int(np.ceil((o.time.t_end - state.t) / o.time.h_max))
         path = o.path
-        compile = path.codegen is Codegen.ON or (
-            path.codegen is Codegen.AUTO and steps >= path.codegen_min_steps
-        )
-        compile = compile and self.qp.plugin in COMPILED_PLUGINS
-        self.stepper.runner = ChunkRunner(self.qp, path.chunk_steps, compile)
+        codegen = path.codegen if self.qp.plugin in COMPILED_PLUGINS else Codegen.OFF
+        controlled = self.stepper.controller is not None
+        n = path.chunk_steps
+        self.stepper.runner = ChunkRunner(self.qp, n, codegen, self.law, controlled)
+        self.stepper.parameters = np.tile(chunk_parameters(o, self.law), (n, 1))
 
     def counters(self, state: RunState) -> dict[str, int]:
         solver = dict(self.stepper.solver.counters())
@@ -103,6 +109,8 @@ class Run:
     ) -> SimulationResult:
         totals = self.counters(state)
         runner = self.stepper.runner
+        if runner is not None and completed:
+            runner.close()
         info = self.info
         info.update(
             completed=completed,
@@ -111,6 +119,7 @@ class Run:
             codegen=runner.codegen if runner else "off",
             wall_time=time.perf_counter() - wall0,
             resumed=self.resumed,
+            error_estimate=state.error,
         )
         info.pop("resume", None)
         if not completed:

@@ -73,7 +73,7 @@ def build_solver(
     kernel: StepKernel, options: SimulationOptions
 ) -> tuple[StepSolver, QPStep | None]:
     """(the run's step solver, its QPStep when the fast path can run chunks of it)."""
-    if options.path.solver is SolverPath.NLP:
+    if options.solver_path is SolverPath.NLP:
         return nlp_solver(kernel, options), None
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
     # a step the QP fails is retried by the NLP on the same kernel (the same gap rows)

@@ -37,7 +37,8 @@ class RunState:
     step's warm start); h_next: the step-size controller's next h (h_max without one);
     counts: the loop's own counters; earlier: all counters of the run this one resumes;
     impact_speed: per compliant contact, its penetration speed when it began (the contact law's
-    memory, model/contact.py).
+    memory, model/contact.py); error: the sum of the steps' local error estimates (m,
+    run/controller.py), the resumed run's included.
     """
 
     t: float
@@ -47,6 +48,7 @@ class RunState:
     impact_speed: np.ndarray
     step: int = 0
     warm: StepSolution | None = None
+    error: float = 0.0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LOOP_COUNTERS, 0))
     earlier: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
 

@@ -16,7 +16,7 @@ from ..step.solver import StepInputs, StepSolver
 from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
 from .controller import StepController
-from .grid import next_sizes, step_bounds
+from .grid import step_bounds
 from .history import History
 from .options import SimulationOptions
 from .state import RunState
@@ -25,7 +25,9 @@ from .validity import RunChecks
 
 @dataclass
 class Stepper:
-    """What advances a run: the model, its solver, and where the steps are recorded."""
+    """What advances a run: the model, its solver, and where the steps are recorded.
+    `estimator` gives every step's local error estimate (run/controller.py); `controller` is
+    the same law when it also chooses h (step_control = controller)."""
 
     model: SymbolicModel
     options: SimulationOptions
@@ -33,8 +35,10 @@ class Stepper:
     history: History
     contact_memory: CompliantContacts
     checks: RunChecks
+    estimator: StepController
     controller: StepController | None = None
     runner: ChunkRunner | None = None
+    parameters: np.ndarray | None = None  # the chunks' PARAMETERS, one row per column
 
     # ---- one step in Python ------------------------------------------------------------
     def one_step(self, state: RunState) -> float:
@@ -98,6 +102,7 @@ class Stepper:
         """Take a solved step into the state and the history: update, gap projection."""
         sol, m = solved.solution, self.model
         t0 = state.t
+        state.error += self.estimator.error(sol.h, state.q, state.v, sol.q, sol.v)
         state.t = state.t + sol.h
         state.q, state.v = sol.q, sol.v
         gap_raw = float(np.max(np.asarray(m.Phi(state.q)), initial=-np.inf))
@@ -124,30 +129,43 @@ class Stepper:
         if why:
             raise SolverFailure(why)
 
-    # ---- a chunk of fixed-h QP steps ---------------------------------------------------
+    # ---- a chunk of QP steps -----------------------------------------------------------
     def chunk(self, state: RunState) -> float:
         """Run the next chunk from `state`; a step the chunk could not take is taken in Python.
         Returns the time covered."""
-        assert self.runner is not None
-        grid = self.options.time
-        t0 = state.t
-        sizes = next_sizes(state.t, grid.t_end, grid.h_max, self.runner.n)
-        history = normal_history(state.warm, self.model.n_gap)
-        X0 = np.concatenate([[state.t], state.q, state.v, history.ravel(), state.impact_speed])
-        rows = self.runner.run(X0, sizes)
+        assert self.runner is not None and self.parameters is not None
+        t0, layout = state.t, self.runner.state
+        lam, lam1, lam2 = normal_history(state.warm, self.model.n_gap)
+        X0 = layout.stack(
+            {
+                "t": state.t,
+                "q": state.q,
+                "v": state.v,
+                "lam": lam,
+                "lam1": lam1,
+                "lam2": lam2,
+                "z": state.impact_speed,
+                "h_next": state.h_next,
+                "rejected": 0.0,
+            }
+        )
+        rows = self.runner.run(X0, self.parameters)
+        X = layout.split(rows.state)
+        state.h_next = float(X["h_next"][0])
+        state.count("controller_rejections", rows.rejected)
+        state.count("chunk_steps_discarded", rows.discarded)
         if rows.k:
             self.history.extend(**rows.points, **rows.steps)
-            X = rows.state
-            n, nv, C = state.q.size, state.v.size, self.model.n_compliant
-            state.t, state.q, state.v = float(X[0]), X[1 : 1 + n], X[1 + n : 1 + n + nv]
-            state.impact_speed = X[X.size - C :].copy()
+            state.t, state.q, state.v = float(X["t"][0]), X["q"].copy(), X["v"].copy()
+            state.impact_speed = X["z"].copy()
+            state.error += float(np.sum(rows.error))
             self.contact_memory.start(state)
-            state.warm = chunk_end(rows)
+            state.warm = chunk_end(rows, layout)
             state.step += rows.k
             state.count("chunk_steps", rows.k)
-            state.count("chunk_steps_discarded", rows.discarded)
             p = rows.points
             self._diverged(p["t"], np.hstack([p["q"], p["node_q"].reshape(rows.k, -1)]))
-        if rows.k < len(sizes):
+        if rows.failed:
             self.one_step(state)  # the step the chunk could not take
+        self.runner.after(self.options.time.t_end - state.t)
         return state.t - t0

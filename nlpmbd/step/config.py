@@ -69,8 +69,11 @@ class Integrator(enum.StrEnum):
 
 class SolverPath(enum.StrEnum):
     """NLP: IPOPT per step, h a variable of the NLP when h_min < h_max (the paper). QP: the
-    convex QP of the step at a fixed h; chunks of steps in one CasADi Function."""
+    convex QP of the step at a fixed h (h_max, or the error controller's); chunks of steps in
+    one CasADi Function, the NLP for the steps they fail. AUTO (default): QP wherever its steps
+    are the NLP's (a fixed h or the controller's, the implicit form), else NLP."""
 
+    AUTO = "auto"
     NLP = "nlp"
     QP = "qp"
 

@@ -1,0 +1,107 @@
+"""Chunks that choose their own h (run/chunk_graph.py) and compile in the background
+(run/background.py): the steps equal the Python loop's, bit for bit."""
+
+from __future__ import annotations
+
+import threading
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from nlpmbd import SimulationOptions, simulate
+from nlpmbd.apps.registry import get_case
+from nlpmbd.run import background
+from nlpmbd.run.solvers import build_solver
+
+
+def python_loop(kernel, options):
+    """The run's own step solver, without chunks (simulate takes the Python loop)."""
+    return build_solver(kernel, options)[0]
+
+
+@pytest.mark.parametrize("scheme", ["euler", "verlet"])
+def test_controlled_chunks_take_the_python_loops_steps(scheme):
+    """The error controller inside the chunk (rejections included) against the same law in
+    the Python loop: the same steps, sizes, rejections and error estimate."""
+    case = get_case("pendulum")
+    options = SimulationOptions(
+        t_end=0.3, h_min=1e-5, h_max=2e-3, step_control="controller", integrator=scheme
+    )
+    runs = []
+    for solver in (None, python_loop):
+        system, _ = case.build({"joint": "clearance"})
+        runs.append(simulate(system, options, solver=solver))
+    chunked, loop = runs
+    assert chunked.meta["chunk_steps"] == chunked.n_steps > 100
+    assert loop.meta["chunk_steps"] == 0
+    np.testing.assert_array_equal(chunked.h, loop.h)
+    np.testing.assert_array_equal(chunked.q, loop.q)
+    assert chunked.meta["controller_rejections"] == loop.meta["controller_rejections"]
+    if scheme == "verlet":  # the clearance pin's first impact is resolved by rejections
+        assert chunked.meta["controller_rejections"] > 0
+        assert chunked.h.min() < 1e-4
+    assert chunked.meta["error_estimate"] == pytest.approx(loop.meta["error_estimate"], rel=1e-12)
+    assert chunked.meta["error_estimate"] > 0
+
+
+def test_fixed_step_chunks_land_on_t_end_like_the_loop():
+    case = get_case("revolute")
+    options = SimulationOptions(t_end=0.1234, h_min=1e-3, h_max=1e-3)
+    runs = []
+    for solver in (None, python_loop):
+        system, _ = case.build({})
+        runs.append(simulate(system, options, solver=solver))
+    np.testing.assert_array_equal(runs[0].t, runs[1].t)
+    np.testing.assert_array_equal(runs[0].q, runs[1].q)
+    assert runs[0].t[-1] == 0.1234
+
+
+def _copy(f: ca.Function) -> ca.Function:
+    """Another Function object evaluating f (what a compiled library is to the runner)."""
+    return ca.Function.deserialize(f.serialize())
+
+
+def test_background_compilation_switches_mid_run_with_the_same_numbers(monkeypatch):
+    """codegen auto: the run starts on the VM, the build runs beside it and the chunks switch
+    to its result at a chunk boundary (here a stand-in for gcc: a copy of the Function)."""
+    monkeypatch.setattr(background, "COMPILE_PAYS", 0.0)
+    monkeypatch.setattr("nlpmbd.run.chunks.COMPILE_PAYS", 0.0)
+    built = threading.Event()
+
+    def fake_compile(f, timeout=600.0, *, build=True, cancel=None):
+        if not build:
+            return f, "not cached"
+        built.set()
+        return _copy(f), "compiled"
+
+    monkeypatch.setattr(background, "compile_function", fake_compile)
+    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", fake_compile)
+    options = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=1e-3, chunk_steps=16)
+    system, _ = get_case("pendulum").build({"joint": "clearance"})
+    auto = simulate(system, options)
+    system, _ = get_case("pendulum").build({"joint": "clearance"})
+    vm = simulate(system, options.replace(codegen="off"))
+    assert built.is_set() and auto.meta["codegen"] == "compiled"
+    assert vm.meta["codegen"] == "off"
+    np.testing.assert_array_equal(auto.q, vm.q)
+
+
+def test_a_build_the_run_outlives_is_cancelled(monkeypatch):
+    monkeypatch.setattr("nlpmbd.run.chunks.COMPILE_PAYS", 0.0)
+    stopped = threading.Event()
+
+    def endless_compile(f, timeout=600.0, *, build=True, cancel=None):
+        if not build:
+            return f, "not cached"
+        assert cancel is not None
+        cancel.wait(30.0)  # a compiler that only ends when told to
+        stopped.set()
+        return f, "cancelled"
+
+    monkeypatch.setattr(background, "compile_function", endless_compile)
+    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", endless_compile)
+    system, _ = get_case("pendulum").build({})
+    res = simulate(system, SimulationOptions(t_end=0.1, h_min=1e-3, h_max=1e-3, chunk_steps=8))
+    assert stopped.wait(5.0)
+    assert res.meta["codegen"].startswith("vm (the run ended")
