@@ -59,6 +59,15 @@ from ..model.case import Case
 from ..run.options import SimulationOptions
 from ..run.simulate import simulate
 from ..validation import short_repr
+from .bench_args import (
+    DEFAULT_REPEATS,
+    DEFAULT_T_END,
+    QUICK_REPEATS,
+    QUICK_STEPS,
+    QUICK_T_END,
+    add_arguments,
+    scaling_requested,
+)
 from .bench_report import (
     MODES,
     Measurement,
@@ -72,51 +81,15 @@ from .bench_report import (
 from .bench_summary import Target, check_targets, report
 from .machine import machine_info, pin_blas_threads
 from .registry import load_cases
-from .scaling import DEFAULT_OUT, add_scaling_arguments, run_scaling, scaling_requested
-from .scaling import DEFAULT_T_END as SCALING_T_END
+from .scaling import run_scaling
 
 #: Fixed step size of the fixed-h modes, s.
 FIXED_H = 1e-3
-DEFAULT_REPEATS, DEFAULT_T_END = 3, 1.0
-QUICK_REPEATS, QUICK_T_END, QUICK_STEPS = 1, 0.2, 300
 #: The mode the ratio column divides by, and the mode the QP positions are compared with.
 REFERENCE_MODE, AGREEMENT_MODE = "qp compiled", "nlp fixed h"
 
 
 # --- command line ---------------------------------------------------------------------------
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `nlpmbd bench` and `python -m benchmarks`."""
-    parser.add_argument(
-        "--cases",
-        nargs="+",
-        metavar="CASE",
-        help="cases to time, space or comma separated (default: all; see `nlpmbd list`)",
-    )
-    parser.add_argument(
-        "--repeats",
-        type=int,
-        help=f"repetitions, >= 1 (default {DEFAULT_REPEATS}; {QUICK_REPEATS} with --quick)",
-    )
-    parser.add_argument(
-        "--t-end",
-        type=float,
-        help=f"simulated s per case (default {DEFAULT_T_END:g}; {QUICK_T_END:g} with --quick; "
-        f"{SCALING_T_END:g} per run with --scaling)",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"smoke run: {QUICK_REPEATS} repetition of {QUICK_T_END:g} s (at most "
-        f"{QUICK_STEPS} steps per case) unless given, no run that repeats another",
-    )
-    parser.add_argument(
-        "--out",
-        default=DEFAULT_OUT,
-        help=f"directory of bench.json and bench.md, or scaling.* ({DEFAULT_OUT})",
-    )
-    add_scaling_arguments(parser)
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse whose errors are InputError (one line), as in the nlpmbd CLI."""
 

@@ -123,7 +123,7 @@ def parser() -> Parser:
     _pairs_flag(study, "--set", "study parameter (repeatable); see `nlpmbd list`")
     study.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     bench = sub.add_parser("bench", help="time every case and solver mode (see benchmarks/)")
-    from .bench import add_arguments
+    from .bench_args import add_arguments
 
     add_arguments(bench)
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")

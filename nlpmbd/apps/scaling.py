@@ -42,6 +42,15 @@ from typing import Any, NoReturn
 
 from ..errors import InputError
 from ..validation import short_repr
+from .bench_args import (
+    DEFAULT_H,
+    DEFAULT_LINKS,
+    DEFAULT_OUT,
+    DEFAULT_ROUNDS,
+    MAX_LINKS,
+    add_scaling_arguments,
+)
+from .bench_args import SCALING_T_END as DEFAULT_T_END
 from .machine import BLAS_ENV, machine_info
 from .registry import get_case
 from .scaling_report import Config, Results, median_run, raw_figures, report, write_files
@@ -56,9 +65,6 @@ PATHS: dict[str, dict[str, Any]] = {
     "IPOPT only": {"predictor": False},
 }
 JOINTS = ("ideal", "clearance")
-DEFAULT_LINKS, MAX_LINKS = (1, 2, 4, 8, 16, 32), 64
-DEFAULT_ROUNDS, DEFAULT_T_END, DEFAULT_H = 3, 0.05, 1e-3
-DEFAULT_OUT = "results/bench"
 #: A configuration whose estimated run time exceeds SKIP_ABOVE_S s is skipped; a run is stopped
 #: (failed) after RUN_TIMEOUT_S s.
 SKIP_ABOVE_S, RUN_TIMEOUT_S = 60.0, 300.0
@@ -73,30 +79,6 @@ class Settings:
     t_end: float
     h: float
     out: str
-
-
-def add_scaling_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--scaling` and its options (values checked by scaling_settings, as one-line errors)."""
-    parser.add_argument(
-        "--scaling", action="store_true", help="time the chain case against its links N instead"
-    )
-    links = ",".join(map(str, DEFAULT_LINKS))
-    parser.add_argument("--links", help=f"--scaling: comma list of N in 1..{MAX_LINKS} ({links})")
-    parser.add_argument("--rounds", help=f"--scaling: interleaved rounds, >= 1 ({DEFAULT_ROUNDS})")
-    parser.add_argument("--h", help=f"--scaling: fixed step, s ({DEFAULT_H:g})")
-
-
-def scaling_requested(args: argparse.Namespace) -> bool:
-    """Whether `--scaling` is given; InputError for options of the other mode."""
-    scaling = bool(getattr(args, "scaling", False))
-    mine = [f for f in ("links", "rounds", "h") if getattr(args, f, None) is not None]
-    other = [f for f in ("cases", "repeats") if getattr(args, f, None) is not None]
-    other += ["quick"] if getattr(args, "quick", False) else []
-    if not scaling and mine:
-        raise InputError(f"--{mine[0]} applies only with --scaling")
-    if scaling and other:
-        raise InputError(f"--{other[0]} does not apply with --scaling")
-    return scaling
 
 
 def scaling_settings(args: argparse.Namespace) -> Settings:

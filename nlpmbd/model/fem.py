@@ -29,14 +29,16 @@ thickness. Assembly is scikit-fem's (model/fem_forms.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..validation import finite_scalar, short_repr
 from . import fem_forms
+
+if TYPE_CHECKING:  # SciPy loads on first use: a rigid system's run does not need it
+    import scipy.sparse as sp
 
 #: Caps on the elements along a side and in all: far beyond a slider's needs; at the cap, the
 #: assembly takes a few GB of memory.
@@ -218,6 +220,8 @@ class StripMatrices:
         Mode i of K phi = w^2 M phi then has the damping ratio alpha / (2 w) + beta w / 2."""
         m = self.lumped_mass if lumped else self.mass
         c = self.strip.rayleigh_alpha * m + self.strip.rayleigh_beta * self.stiffness
+        import scipy.sparse as sp
+
         return sp.csr_matrix(c)
 
     def nodal_masses(self, lumped: bool = False) -> np.ndarray:

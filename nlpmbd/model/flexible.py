@@ -21,15 +21,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..validation import finite_array, name_string, short_repr
 from .bodies import GROUND
 from .fem import PlaneStressStrip
+
+if TYPE_CHECKING:  # SciPy loads on first use: a rigid system's run does not need it
+    import scipy.sparse as sp
 
 
 class MassLumping(Enum):

@@ -18,8 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import casadi as ca
-
 from ..errors import InputError
 from ..validation import short_repr
 
@@ -95,6 +93,8 @@ def _parse(text: str) -> dict[str, IpoptOption]:
 
 def _trial(options: Mapping[str, Any], output_file: str | None = None) -> str:
     """The return status of a one-variable problem solved with these IPOPT options."""
+    import casadi as ca  # on first use: `nlpmbd --help` does not load CasADi
+
     x = ca.SX.sym("x")
     opts = {f"ipopt.{k}": v for k, v in options.items()}
     opts.update({"print_time": False, "error_on_fail": False, "ipopt.sb": "yes"})
