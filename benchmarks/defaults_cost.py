@@ -70,7 +70,8 @@ def measure(cases: dict[str, float], steps: int, rounds: int) -> dict[str, dict[
 
 
 def table(data: dict[str, dict[str, list]]) -> str:
-    lines = ["| case | " + " | ".join(MODES) + " | default / fastest |", "|---" * (len(MODES) + 2) + "|"]
+    head = "| case | " + " | ".join(MODES) + " | default / fastest |"
+    lines = [head, "|---" * (len(MODES) + 2) + "|"]
     for case, modes in data.items():
         med = {m: median(v) if v and None not in v else None for m, v in modes.items()}
         others = [v for m, v in med.items() if m != "default" and v is not None]

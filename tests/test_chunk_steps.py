@@ -17,7 +17,7 @@ from nlpmbd.run.solvers import build_solver
 
 def python_loop(kernel, options):
     """The run's own step solver, without chunks (simulate takes the Python loop)."""
-    return build_solver(kernel, options)[0]
+    return build_solver(kernel, options).solver
 
 
 @pytest.mark.parametrize("scheme", ["euler", "verlet"])
@@ -105,3 +105,24 @@ def test_a_build_the_run_outlives_is_cancelled(monkeypatch):
     res = simulate(system, SimulationOptions(t_end=0.1, h_min=1e-3, h_max=1e-3, chunk_steps=8))
     assert stopped.wait(5.0)
     assert res.meta["codegen"].startswith("vm (the run ended")
+
+
+@pytest.mark.parametrize("params", [{}, {"joint": "clearance"}], ids=["ideal", "clearance"])
+def test_predicted_chunks_take_the_nlp_paths_steps(params):
+    """solver auto with the NLP choosing h (step_control nlp, h_min < h_max): the chunks test
+    each QP step at h_max as the predictor does (a KKT point of the NLP) and leave the rest to
+    IPOPT; where both take the same steps the results are the NLP path's."""
+    case = get_case("pendulum")
+    options = SimulationOptions(
+        t_end=1.0, h_min=1e-3, h_max=2e-3, step_control="nlp", integrator="euler"
+    )
+    runs = {}
+    for solver in ("auto", "nlp"):
+        system, _ = case.build(params)
+        runs[solver] = simulate(system, options.replace(solver=solver))
+    auto, nlp = runs["auto"], runs["nlp"]
+    assert auto.meta["chunk_steps"] > 0.9 * auto.n_steps
+    assert nlp.meta["chunk_steps"] == 0 and nlp.meta["predicted_steps"] > 0.9 * nlp.n_steps
+    # IPOPT's steps start from other warm points: equal to round-off
+    np.testing.assert_allclose(auto.h, nlp.h, rtol=1e-12)
+    assert np.abs(auto.q - nlp.q).max() < 1e-10

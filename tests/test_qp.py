@@ -114,10 +114,10 @@ def test_predicted_steps_are_at_least_as_good_as_ipopts():
     """With h free in [1e-3, 2e-3], a step the QP predictor accepts (h = h_max, no IPOPT) must
     be feasible and have an objective no larger than IPOPT's from the same state."""
     system, _ = get_case("revolute").build({})
-    ref = simulate(system, SimulationOptions(t_end=0.2, h_min=1e-3, h_max=2e-3))
+    ref = simulate(system, SimulationOptions(t_end=0.2, h_min=1e-3, h_max=2e-3, solver="nlp"))
     assert ref.meta["predicted_steps"] > 0.5 * ref.n_steps
     model = SymbolicModel.build(system)
-    opts = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=2e-3)
+    opts = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=2e-3, solver="nlp")
     kernel = build_kernel(model, system.gap_scales, opts)
     with_pred = nlp_solver(kernel, opts)
     plain = nlp_solver(kernel, opts.replace(predictor=False))

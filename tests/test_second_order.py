@@ -90,7 +90,7 @@ def test_clearance_pendulum_gains_no_energy_and_keeps_its_clearance():
 
 
 def test_scheme_flag_names_its_choices():
-    with pytest.raises(InputError, match="scheme must be one of euler, verlet"):
+    with pytest.raises(InputError, match="scheme must be one of auto, euler, verlet"):
         SimulationOptions(integrator="rk4")
 
 

@@ -280,6 +280,8 @@ def print_summary(result: SimulationResult, out: Path) -> None:
         f"{s['max_penetration_uncorrected']:.3e} m), energy change "
         f"{s['energy_change']:+.4e} J, retried steps {s['retried_steps']}"
     )
+    tol = result.meta.get("options", {}).get("time", {}).get("error_tol", float("nan"))
+    print(f"  estimated position error {s['error_estimate']:.2e} m (error_tol {tol:.2g} m)")
     if result.compliant_gap.shape[1]:
         print(
             f"  compliant contacts: max penetration {s['max_compliant_penetration']:.3e} m "

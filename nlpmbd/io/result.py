@@ -150,6 +150,7 @@ class SimulationResult:
             "max_penetration_uncorrected": max(0.0, mx(self.gap_uncorrected)),
             "max_compliant_penetration": max(0.0, mx(self.compliant_gap)),
             "energy_change": float(e[-1] - e[0]),
+            "error_estimate": float(self.meta.get("error_estimate", 0.0)),
             "failed_steps": int(np.sum(self.status == 3)),
             "retried_steps": int(np.sum(self.status == 2)),
         }

@@ -18,11 +18,12 @@ import casadi as ca
 import numpy as np
 
 from ..step.layout import Layout
+from ..step.nlp import NLPStep
 from ..step.qp import QPStep
 from ..step.quiet import silent_stdout
 from ..step.solver import StepSolution
 from .background import COMPILE_PAYS, BackgroundCompile
-from .chunk_graph import chunk_function, chunk_layout, state_layout
+from .chunk_graph import Sizing, chunk_function, chunk_layout, state_layout
 from .codegen import compile_function
 from .controller import ControlLaw
 from .option_groups import Codegen
@@ -83,7 +84,13 @@ class ChunkRunner:
     library at once or compiles in the background when that pays (background.py, `after`)."""
 
     def __init__(
-        self, step: QPStep, n: int, codegen: Codegen, law: ControlLaw, controlled: bool
+        self,
+        step: QPStep,
+        n: int,
+        codegen: Codegen,
+        law: ControlLaw,
+        sizing: Sizing,
+        nlp: NLPStep | None = None,
     ) -> None:
         self.model, self.n = step.kernel.model, n
         self.layout = chunk_layout(self.model)
@@ -92,7 +99,7 @@ class ChunkRunner:
         self.rows = {
             k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
         }
-        vm = self._vm = chunk_function(step, n, law, controlled)
+        vm = self._vm = chunk_function(step, n, law, sizing, nlp)
         self.vm = self.function = _Buffered(vm, n)
         self.codegen, self._auto = "off", codegen is Codegen.AUTO
         self._background: BackgroundCompile | None = None
@@ -144,6 +151,7 @@ class ChunkRunner:
         h = R[:, r["h"]][:, 0]
         attempted = h > 0
         good = (R[:, r["qp_ok"]][:, 0] > 0.5) & (R[:, r["projection_ok"]][:, 0] > 0.5)
+        good &= R[:, r["predicted"]][:, 0] > 0.5
         bad = np.flatnonzero(attempted & ~good)
         stop = int(bad[0]) if bad.size else self.n
         taken = np.flatnonzero((R[:stop, r["accepted"]][:, 0] > 0.5) & attempted[:stop])

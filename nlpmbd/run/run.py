@@ -16,14 +16,14 @@ from .checkpoint import restore, resume_state
 from .chunk_graph import chunk_parameters
 from .chunks import ChunkRunner
 from .contact_memory import CompliantContacts
-from .controller import StepController, control_law
+from .controller import ControlLaw, StepController, control_law
 from .grid import end_tolerance
 from .history import History
 from .limits import check_assembly, check_run_size
 from .meta import run_info
 from .option_groups import Codegen, StepControl
 from .options import SimulationOptions
-from .solvers import SolverFactory, build_kernel, build_solver
+from .solvers import Plan, SolverFactory, build_kernel, build_solver
 from .state import RunState
 from .stepping import Stepper
 from .validity import RunChecks
@@ -46,9 +46,10 @@ class Run:
         self.checks = RunChecks(system, m)
         self.kernel = build_kernel(m, system.gap_scales, options)
         if solver is None:
-            step_solver, self.qp = build_solver(self.kernel, options)
+            self.plan = build_solver(self.kernel, options)
         else:  # a solver of the caller's: the Python loop, no chunks
-            step_solver, self.qp = solver(self.kernel, options), None
+            self.plan = Plan(solver(self.kernel, options))
+        step_solver, self.qp = self.plan.solver, self.plan.qp
         self.law = control_law(m, self.kernel.second_order)
         estimator = StepController(self.law, options, m.n_q, m.n_v)
         controlled = options.time.step_control is StepControl.CONTROLLER
@@ -65,6 +66,7 @@ class Run:
         )
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
+        self.info["scheme"] = self.kernel.integrator.value  # auto resolved
         self.resumed = False
 
     def start(self, resume: SimulationResult | None) -> RunState:
@@ -93,9 +95,8 @@ class Run:
             return
         path = o.path
         codegen = path.codegen if self.qp.plugin in COMPILED_PLUGINS else Codegen.OFF
-        controlled = self.stepper.controller is not None
-        n = path.chunk_steps
-        self.stepper.runner = ChunkRunner(self.qp, n, codegen, self.law, controlled)
+        n, plan = path.chunk_steps, self.plan
+        self.stepper.runner = ChunkRunner(self.qp, n, codegen, self.law, plan.sizing, plan.nlp)
         self.stepper.parameters = np.tile(chunk_parameters(o, self.law), (n, 1))
 
     def counters(self, state: RunState) -> dict[str, int]:
@@ -119,7 +120,7 @@ class Run:
             codegen=runner.codegen if runner else "off",
             wall_time=time.perf_counter() - wall0,
             resumed=self.resumed,
-            error_estimate=state.error,
+            error_estimate=state.error / ControlLaw.CALIBRATION,
         )
         info.pop("resume", None)
         if not completed:

@@ -5,6 +5,7 @@ NLP as its fallback."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..model.symbolic import SymbolicModel
 from ..step.config import Formulation, QPPlugin, SolverPath
@@ -17,6 +18,8 @@ from ..step.qp import QPStep
 from ..step.qp_graph import attempt_function
 from ..step.solver import StepSolver
 from ..step.verlet import VerletStep
+from .chunk_graph import Sizing
+from .option_groups import StepControl
 from .options import SimulationOptions
 
 #: Builds a run's step solver from its kernel and options (the `solver` of simulate).
@@ -58,24 +61,51 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
     )
     m, plugin = kernel.model, qp_plugin(kernel, options)
     first: StepSolver = nlp
-    # the predictor's point has no z block of flexible bodies (step/elastic.py)
-    plain = not (m.has_restitution or m.n_compliant or m.flexible or m.has_soft)
     if m.has_friction:
         first = FrictionFixedPoint(nlp, options.friction)
-    elif options.path.predictor and s.formulation is Formulation.IMPLICIT and plain:
+    elif predictable(kernel, options):
         first = Predictor(QPStep(kernel, plugin, backup=None, whole=False), nlp)
     if not kernel.second_order:
         return first
     return VerletStep(first, attempt_function(kernel, plugin, options.friction, 8, whole=False))
 
 
-def build_solver(
-    kernel: StepKernel, options: SimulationOptions
-) -> tuple[StepSolver, QPStep | None]:
-    """(the run's step solver, its QPStep when the fast path can run chunks of it)."""
+def predictable(kernel: StepKernel, options: SimulationOptions) -> bool:
+    """Whether the QP predictor serves the NLP: the implicit form without friction,
+    restitution, compliant contacts or flexible bodies (the predictor's point has no z block of
+    flexible bodies, step/elastic.py)."""
+    m = kernel.model
+    plain = not (m.has_friction or m.has_restitution or m.n_compliant or m.flexible or m.has_soft)
+    implicit = options.scheme.formulation is Formulation.IMPLICIT
+    return options.path.predictor and implicit and plain
+
+
+@dataclass
+class Plan:
+    """The run's step solver, and the QP step and sizing of its chunks (no chunks: None)."""
+
+    solver: StepSolver
+    qp: QPStep | None = None
+    sizing: Sizing = Sizing.FIXED
+    nlp: NLPStep | None = None
+
+
+def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
+    """The run's step solver and chunks. The QP path runs chunks (h fixed, or the controller's)
+    with the NLP for the steps they fail; auto with the NLP's h takes the predictor's test into
+    the chunks where the predictor serves the NLP (PREDICTED), else the NLP in Python."""
     if options.solver_path is SolverPath.NLP:
-        return nlp_solver(kernel, options), None
+        solver = nlp_solver(kernel, options)
+        auto = options.path.solver is SolverPath.AUTO
+        if auto and predictable(kernel, options) and not kernel.second_order:
+            assert isinstance(solver, Predictor)
+            qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
+            return Plan(solver, qp, Sizing.PREDICTED, solver.nlp)
+        return Plan(solver)
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
     # a step the QP fails is retried by the NLP on the same kernel (the same gap rows)
     fallback_options = options.replace(solver="nlp", predictor=False, codegen="auto")
-    return WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp
+    sizing = (
+        Sizing.CONTROLLED if options.time.step_control is StepControl.CONTROLLER else Sizing.FIXED
+    )
+    return Plan(WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp, sizing)

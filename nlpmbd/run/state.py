@@ -38,7 +38,7 @@ class RunState:
     counts: the loop's own counters; earlier: all counters of the run this one resumes;
     impact_speed: per compliant contact, its penetration speed when it began (the contact law's
     memory, model/contact.py); error: the sum of the steps' local error estimates (m,
-    run/controller.py), the resumed run's included.
+    run/controller.py), the resumed run's included (meta error_estimate: over CALIBRATION).
     """
 
     t: float

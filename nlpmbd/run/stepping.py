@@ -13,6 +13,7 @@ from ..model.symbolic import SymbolicModel
 from ..step.qp import normal_history
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
+from .chunk_graph import PARAMETERS
 from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
 from .controller import StepController
@@ -147,9 +148,16 @@ class Stepper:
                 "z": state.impact_speed,
                 "h_next": state.h_next,
                 "rejected": 0.0,
+                "column": 0.0,
             }
         )
         rows = self.runner.run(X0, self.parameters)
+        # after a step the chunk could not take, the next chunk is shorter (less computed and
+        # thrown away where that happens often); after a full one, longer again
+        n, where = self.runner.n, PARAMETERS["columns"].start
+        taken, limit = rows.k + rows.rejected, self.parameters[0, where]
+        limit = min(n, max(4, 2 * taken)) if rows.failed else min(n, 2 * limit)
+        self.parameters[:, where] = limit
         X = layout.split(rows.state)
         state.h_next = float(X["h_next"][0])
         state.count("controller_rejections", rows.rejected)

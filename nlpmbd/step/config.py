@@ -61,10 +61,19 @@ class Integrator(enum.StrEnum):
       step's end, now to second order; the second QP the end velocity, tangent to the closed
       contacts and joints. Second order in smooth phases; impacts, friction and compliant
       forces as in EULER; two solves per step.
+    AUTO: VERLET where it applies (rigid bodies), EULER for systems with flexible bodies (whose
+      implicit internal forces are first order).
     """
 
+    AUTO = "auto"
     EULER = "euler"
     VERLET = "verlet"
+
+    def resolved(self, flexible: bool) -> Integrator:
+        """The scheme a system takes (AUTO resolved)."""
+        if self is not Integrator.AUTO:
+            return self
+        return Integrator.EULER if flexible else Integrator.VERLET
 
 
 class SolverPath(enum.StrEnum):

@@ -73,7 +73,8 @@ class StepKernel:
         #: convex rows on the NLP path (vector_rows)
         self.vector = linearization is GapLinearization.VECTOR and bool(np.any(model.cone > 0))
         self.clearance = smallest_clearance(self.scales.tolist())
-        self.second_order = integrator is Integrator.VERLET
+        self.integrator = integrator.resolved(bool(model.flexible))
+        self.second_order = self.integrator is Integrator.VERLET
         #: the share of a step's smooth-force impulse in its first solve (step/verlet.py)
         self.kick = 0.5 if self.second_order else 1.0
         #: `use` of a first attempt: 1 where any second-order term exists (gaps or equalities)

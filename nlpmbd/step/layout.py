@@ -38,6 +38,18 @@ class Layout:
         """The blocks of `vector` (any object sliceable along its first axis)."""
         return {name: vector[s] for name, s in self.slices.items()}
 
+    def symbolic_stack(self, blocks: Mapping[str, Any]) -> Any:
+        """A CasADi vector from its blocks (expressions); a missing block must have size 0."""
+        import casadi as ca
+
+        parts = []
+        for name, size in self.sizes.items():
+            if name in blocks:
+                parts.append(blocks[name])
+            elif size:
+                raise ValueError(f"block {name!r} ({size} entries) is missing")
+        return ca.vertcat(*parts)
+
     def stack(self, blocks: Mapping[str, Any]) -> np.ndarray:
         """A NumPy vector from its blocks; a missing block must have size 0."""
         parts = []

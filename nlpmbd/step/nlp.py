@@ -186,7 +186,7 @@ class NLPStep(StepSolver):
         """IPOPT from the previous step's point (warm) or from `cold_point`."""
         tic = time.perf_counter()
         start = None
-        if warm is not None and warm.warm is not None:
+        if warm is not None and warm.warm is not None and "x" in warm.warm:  # IPOPT's own
             start = Start(warm.warm["x"], warm.warm["lam_x"], warm.warm["lam_g"])
         P = self.parameters(inputs, friction_normal)
         return self._release_induced(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import casadi as ca
 import numpy as np
@@ -33,6 +34,40 @@ class _Guess:
     solved: bool
 
 
+def nlp_point(nlp: NLPStep, qm: Any, h: Any, v: Any, lam: Any, lam_eq: Any) -> tuple[Any, Any]:
+    """The QP's step at h (velocities v, forces lam, lam_eq) as a point (x, lam_g) of the NLP
+    of the implicit form: s = h / h_max, q_dot from v and the linearised norm rows, the rows'
+    multipliers from the forces."""
+    g = nlp.graph
+    blocks = []
+    for k in range(g.n_bodies):
+        e = qm[7 * k + 3 : 7 * k + 7]
+        ee = ca.dot(e, e)
+        # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
+        pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
+        blocks += [v[6 * k : 6 * k + 3], pd]
+    x = ca.vertcat(h / nlp.h_max, *blocks)
+    # implicit form: y = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
+    c, rs = g.objective_scale, g.row_scale
+    lam_g = ca.vertcat(
+        ca.MX.zeros(g.layout_g.sizes["norm"]),
+        2 * c * lam_eq / (rs * h**2),
+        2 * c * lam / (rs * h**2),
+    )
+    return x, lam_g
+
+
+def takes_h_max(nlp: NLPStep, t: Any, q: Any, v: Any, use: Any, h: Any, o: dict) -> Any:
+    """1 when the QP's step at h = h_max (outputs `o`: v_new, lam, lam_eq) solves the NLP whose
+    h ranges below it: the multiplier of the bound s <= 1 is nonnegative, dL/ds <= 0 (the
+    objective would still fall with a larger h). The compiled chunks' form of Predictor's test
+    (run/chunk_graph.py)."""
+    g = nlp.graph
+    P = g.layout_p.symbolic_stack({"t": t, "q": q, "v": v, "use_curvature": use})
+    x, lam_g = nlp_point(nlp, q, h, o["v_new"], o["lam"], o["lam_eq"])
+    return g.lagrangian_gradient(P, x, lam_g)[0] <= 0
+
+
 class Predictor(StepSolver):
     variable_h = True
 
@@ -52,28 +87,13 @@ class Predictor(StepSolver):
         N = g.n_bodies
         P, h = ca.MX.sym("P", g.layout_p.size), ca.MX.sym("h")
         p = g.layout_p.split(P)
-        qm = p["q"]
         normal = ca.MX.zeros(self.kernel.model.n_gap)  # the predictor runs without friction
         applied = ca.MX.zeros(6 * N)  # nor with compliant contacts (run/solvers.py)
-        out = self.qp.attempt.call([p["t"], qm, p["v"], h, p["use_curvature"], applied, normal])
+        out = self.qp.attempt.call([p["t"], p["q"], p["v"], h, p["use_curvature"], applied, normal])
         v, lam, lam_eq, ok = out[1], out[2], out[3], out[ATTEMPT_OUT.index("ok")]
-        blocks = []
-        for k in range(N):
-            e = qm[7 * k + 3 : 7 * k + 7]
-            ee = ca.dot(e, e)
-            # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
-            pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
-            blocks += [v[6 * k : 6 * k + 3], pd]
-        x = ca.vertcat(h / self.nlp.h_max, *blocks)
-        # implicit form: y = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
-        c, rs = g.objective_scale, g.row_scale
-        lam_g = ca.vertcat(
-            ca.MX.zeros(g.layout_g.sizes["norm"]),
-            2 * c * lam_eq / (rs * h**2),
-            2 * c * lam / (rs * h**2),
-        )
+        x, lam_g = nlp_point(self.nlp, p["q"], h, v, lam, lam_eq)
         rows = g.rows(P, x)
-        viol = ca.mmax(ca.vertcat(0, rows - g.ubg, g.lbg - rows)) / rs
+        viol = ca.mmax(ca.vertcat(0, rows - g.ubg, g.lbg - rows)) / g.row_scale
         dLds = g.lagrangian_gradient(P, x, lam_g)[0]
         post = g.post(P, x, *g.multipliers(lam_g))
         return ca.Function("predictor", [P, h], [x, lam_g, dLds, ok, viol, *post])
@@ -103,7 +123,7 @@ class Predictor(StepSolver):
             )
         if guess is not None:  # IPOPT from the QP point, primal and dual
             start: Start | None = Start(guess.x, guess.lam_x, guess.lam_g)
-        elif warm is not None and warm.warm is not None:
+        elif warm is not None and warm.warm is not None and "x" in warm.warm:
             start = Start(warm.warm["x"], warm.warm["lam_x"], warm.warm["lam_g"])
         else:
             start = None

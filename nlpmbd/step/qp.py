@@ -92,15 +92,16 @@ class QPStep(StepSolver):
         its checks; the step that passes and penetrates less is kept); then the gap projection.
         Outputs the raw q (before the projection) too, and flags qp_ok and projection_ok: the
         run loop takes a step that fails either again in Python (qpOASES, then the NLP; or the
-        projection's IPOPT fallback). `normal`: the previous step's normal forces (friction)."""
+        projection's IPOPT fallback); `guarded`: 1 when the guard solved the step again.
+        `normal`: the previous step's normal forces (friction)."""
         k, m = self.kernel, self.kernel.model
         t, h, normal = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("normal", m.n_gap)
         q, v, applied = ca.MX.sym("q", m.n_q), ca.MX.sym("v", m.n_v), ca.MX.sym("applied", m.n_v)
         first = self.attempt.call([t, q, v, h, k.use, applied, normal])
-        out, n_qp = list(first), ca.MX(1)
+        out, n_qp, guarded = list(first), ca.MX(1), ca.MX(0)
         if k.uses_curvature:
-            out, redo = self._guard([t, q, v, h], [applied, normal], first)
-            n_qp = n_qp + redo
+            out, guarded = self._guard([t, q, v, h], [applied, normal], first)
+            n_qp = n_qp + guarded
         q_raw = out[0]
         gap_raw = ca.mmax(ca.vertcat(-ca.inf, m.Phi(q_raw))) if m.n_gap else ca.MX(0)
         q_fin, proj_ok, n_proj = q_raw, ca.MX(1), ca.MX(0)
@@ -110,9 +111,9 @@ class QPStep(StepSolver):
         return ca.Function(
             "qp_step",
             [t, q, v, h, normal, applied],
-            [q_fin, *out[1:7], q_raw, gap_raw, n_qp + n_proj, out[7], proj_ok, out[8]],
+            [q_fin, *out[1:7], q_raw, gap_raw, n_qp + n_proj, out[7], proj_ok, out[8], guarded],
             ["t", "q", "v", "h", "normal", "applied"],
-            [*names, "friction"],
+            [*names, "friction", "guarded"],
         )
 
     def _guard(self, args: list, rest: list, first: list) -> tuple[list, ca.MX]:
