@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
+from ..step.numeric import Numeric
 from .state import RunState
 
 
@@ -28,16 +29,21 @@ class CompliantContacts:
         self.model = model
         self.n = model.n_compliant
         self.current: Evaluation | None = None
+        # called after every chunk and 1-2 times per Python step: no DM conversions
+        self._force = Numeric(model.compliant_force)
 
     def at(self, t: float, q: np.ndarray, v: np.ndarray, impact_speed: np.ndarray) -> Evaluation:
-        Q, gap, rate, _, force, _ = (
-            np.asarray(a) for a in self.model.compliant_force(t, q, v, impact_speed)
+        Q, gap, rate, _, force, _ = self._force(t, q, v, impact_speed)
+        # Numeric gives a float for a 1 x 1 output and a 1-D array for a column
+        return Evaluation(
+            np.ravel(Q), np.ravel(gap), np.ravel(rate), np.reshape(force, (3, self.n))
         )
-        return Evaluation(Q.ravel(), gap.ravel(), rate.ravel(), force)
 
     def start(self, state: RunState) -> None:
-        """Evaluate at the run's current state (its start, or a resumed checkpoint)."""
-        self.current = self.at(state.t, state.q, state.v, state.impact_speed)
+        """Evaluate at the run's current state (its start, a resumed checkpoint, the end of a
+        chunk). Without compliant contacts the evaluation is the same at every state."""
+        if self.n or self.current is None:
+            self.current = self.at(state.t, state.q, state.v, state.impact_speed)
 
     def applied(self) -> np.ndarray | None:
         """The generalised force the next step holds constant (None without contacts)."""

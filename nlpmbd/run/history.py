@@ -30,6 +30,10 @@ class History:
         self.arrays = {s.name: _Growing(s.trailing(sizes)) for s in SCHEMA}
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
+        M, C = model.n_gap, model.n_compliant
+        # add_point runs once per Python step: the absent forces' zeros are made once
+        self._none = (np.zeros(3 * M), np.zeros(C), np.zeros(3 * C))
+        self._report: tuple[int, Any] = (0, None)  # (k, model.report mapped over k points)
 
     def add_point(
         self,
@@ -47,11 +51,10 @@ class History:
         (C) and forces (3, C) (zeros when None). The derived rows (gaps, energy, contact and
         joint forces) are computed in batches by model.report mapped over many points
         (`_flush`): one CasADi call, not one per point."""
-        m = self.model
-        M, C = m.n_gap, m.n_compliant
-        fr = np.zeros(3 * M) if friction is None else np.ravel(np.asarray(friction).T)
-        cg = np.zeros(C) if compliant_gap is None else np.ravel(compliant_gap)
-        cf = np.zeros(3 * C) if compliant is None else np.ravel(np.asarray(compliant).T)
+        no_fr, no_cg, no_cf = self._none
+        fr = no_fr if friction is None else np.ravel(np.asarray(friction).T)
+        cg = no_cg if compliant_gap is None else np.ravel(compliant_gap)
+        cf = no_cf if compliant is None else np.ravel(np.asarray(compliant).T)
         self.pending.append(
             np.concatenate(
                 [[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq), fr, cg, cf]
@@ -70,7 +73,9 @@ class History:
         k = P.shape[1]
         cuts = np.cumsum([1, m.n_q, m.n_v, M, E, 3 * M, C])
         t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
-        report = (np.asarray(a) for a in m.report.map(k)(q, v, t, lam, lam_eq))
+        if self._report[0] != k:
+            self._report = (k, m.report.map(k))
+        report = (np.asarray(a) for a in self._report[1](q, v, t, lam, lam_eq))
         gap, eq, energy, directions, points, forces = report
         # (3, X k) matrices: column block j of point i is column i X + j
         rows = point_arrays(
@@ -146,25 +151,36 @@ class _Growing:
 
     def __init__(self, tail: tuple[int, ...]) -> None:
         self.tail = tail
+        self.empty = 0 in tail  # rows of no numbers (e.g. no contacts): counted, not stored
         self.blocks: list[np.ndarray] = []
         self.n = 0  # rows stored
 
     def extend(self, rows: ArrayLike) -> None:
+        # called for every array after every chunk: the common cases cost one copy
         rows = np.asarray(rows, dtype=float)
-        rows = rows.reshape((rows.shape[0] if rows.ndim else 1, *self.tail))
+        k = rows.shape[0] if rows.ndim else 1
+        if self.empty:
+            self.n += k
+            return
+        rows = rows.reshape((k, *self.tail))
+        block, used = divmod(self.n, BLOCK_ROWS)
+        if used + k <= BLOCK_ROWS and block < len(self.blocks):
+            self.blocks[block][used : used + k] = rows
+            self.n += k
+            return
         done = 0
-        while done < rows.shape[0]:
-            used = self.n % BLOCK_ROWS
-            if used == 0 and self.n // BLOCK_ROWS == len(self.blocks):
+        while done < k:
+            block, used = divmod(self.n, BLOCK_ROWS)
+            if block == len(self.blocks):
                 self.blocks.append(np.empty((BLOCK_ROWS, *self.tail)))
-            take = min(BLOCK_ROWS - used, rows.shape[0] - done)
-            self.blocks[self.n // BLOCK_ROWS][used : used + take] = rows[done : done + take]
+            take = min(BLOCK_ROWS - used, k - done)
+            self.blocks[block][used : used + take] = rows[done : done + take]
             done += take
             self.n += take
 
     def rows(self) -> np.ndarray:
-        if not self.blocks:
-            return np.zeros((0, *self.tail))
+        if self.empty or not self.blocks:
+            return np.zeros((self.n if self.empty else 0, *self.tail))
         return np.concatenate(self.blocks)[: self.n]
 
     @property

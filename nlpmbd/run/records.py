@@ -36,11 +36,13 @@ def point_arrays(
     k, M, C, K = t.shape[0], model.n_gap, model.n_compliant, model.n_nodes
     every = slice(None)
     contact = lam[:, :, None] * directions
-    node_force = np.einsum("km,tmd->tkd", model.node_contact, contact)
-    if friction is not None:
-        node_force += np.einsum("km,tmd->tkd", model.node_contact, friction)
-    if compliant_force is not None:
-        node_force += np.einsum("km,tmd->tkd", model.node_compliant, compliant_force)
+    node_force = np.zeros((k, 0, 3))  # called after every chunk: no einsum without nodes
+    if K:
+        node_force = np.einsum("km,tmd->tkd", model.node_contact, contact)
+        if friction is not None:
+            node_force += np.einsum("km,tmd->tkd", model.node_contact, friction)
+        if compliant_force is not None:
+            node_force += np.einsum("km,tmd->tkd", model.node_compliant, compliant_force)
     nq, nv = 7 * model.n_bodies, 6 * model.n_bodies
     if friction is not None:  # friction and compliant forces belong to their joints' totals
         np.add.at(joint_force, (every, model.gap_joint), friction)  # type: ignore[arg-type]
