@@ -4,6 +4,7 @@ Markdown table per problem with the issue's two targets."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def versions(table: list[dict]) -> list[str]:
 
 
 def taken(first: dict) -> str:
-    """What the default run took, from its meta.json."""
+    """What an nlpmbd run took, from its meta.json."""
     o = first["options"]
     t, s = o["time"], o["scheme"]
     h = (
@@ -102,7 +103,8 @@ def markdown(table: list[dict], args: argparse.Namespace, load: list[float]) -> 
         "# The default run against its peers (benchmarks/peer_defaults.py)",
         "",
         f"`python -m benchmarks.peer_defaults --rounds {args.rounds} --slider-t-end "
-        f"{args.slider_t_end:g}`, {info['date']}; {cpu['model']}, {cpu['cpus']} cores "
+        f"{args.slider_t_end:g}{''.join(f' --row {shlex.quote(r)}' for r in args.row)}`, "
+        f"{info['date']}; {cpu['model']}, {cpu['cpus']} cores "
         f"(shared: 1-minute load average {load[0]:.1f} at the start, {load[-1]:.1f} at the "
         f"end); Python {info['python']}.",
         "",
@@ -120,8 +122,8 @@ def markdown(table: list[dict], args: argparse.Namespace, load: list[float]) -> 
             continue
         text += ["", f"## {title}", ""]
         default = next((r for r in rows if r["run"] == "nlpmbd default" and "first" in r), None)
-        if default:
-            text += [f"Default taken: {taken(default['first'])}.", ""]
+        ours = [r for r in rows if r.get("side") == "nlpmbd" and "first" in r]
+        text += [f"- {r['run']}: {taken(r['first'])}" for r in ours] + [""]
         text += _table(rows, problem == "pendulum")
         key, bound, what = TARGETS[problem]
         if default and key in default:

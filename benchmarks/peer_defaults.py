@@ -2,7 +2,8 @@
 runs it against Siconos on the slider-crank and MuJoCo (and Exudyn) on the ideal pendulum.
 
     python -m benchmarks.peer_defaults [--rounds 3] [--slider-t-end 0.14] [--json FILE]
-                                       [--markdown FILE] [--siconos-python P] [--peers-python P]
+                                       [--markdown FILE] [--row PROBLEM:OPTIONS ...]
+                                       [--siconos-python P] [--peers-python P]
 
 Rows (benchmarks/peer_default_runs.py runs them, each in its own subprocess, BLAS on one thread):
 
@@ -18,6 +19,8 @@ Rows (benchmarks/peer_default_runs.py runs them, each in its own subprocess, BLA
   Every pendulum row also gives its max |theta error| over the 10 s against the minimal-
   coordinate scipy ODE I_O theta'' = -m g L cos(theta), I_O = J_zz + m L^2 (measured in the first
   round): cost per step alone is not the comparison that matters, error at equal cost is.
+* `--row PROBLEM:OPTIONS` adds an nlpmbd row with those options (repeatable), e.g.
+  `--row "pendulum:--step-control controller --scheme verlet"`: candidate defaults side by side.
 
 Timing: the loop only (nlpmbd: meta.json wall_time - setup_time, progress bar and all; a peer:
 its own timer around its stepping). Before the rounds each nlpmbd row runs once untimed with
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -82,7 +86,27 @@ def available(args: argparse.Namespace) -> list[Run]:
         if why:
             print(f"peer_defaults: {side} rows skipped, {why}")
             skipped.add(side)
-    return [run for run in RUNS if run.side not in skipped]
+    extra = [extra_row(spec) for spec in args.row]
+    out = []
+    for problem in ("slider_crank", "pendulum"):  # nlpmbd's rows, the extra ones, the peers'
+        mine = [r for r in RUNS if r.problem == problem and r.side == "nlpmbd"]
+        peers = [r for r in RUNS if r.problem == problem and r.side != "nlpmbd"]
+        out += mine + [r for r in extra if r.problem == problem]
+        out += [r for r in peers if r.side not in skipped]
+    return out
+
+
+def extra_row(spec: str) -> Run:
+    """`--row PROBLEM:OPTIONS`, e.g. "pendulum:--step-control controller --scheme verlet"."""
+    problem, _, options = spec.partition(":")
+    if problem not in ("slider_crank", "pendulum"):
+        raise SystemExit(
+            f"peer_defaults: error: --row {spec!r}: PROBLEM is slider_crank or pendulum"
+        )
+    base = SICONOS_ROW if problem == "slider_crank" else MUJOCO_ROW
+    return Run(
+        f"nlpmbd {options.strip()}", problem, "nlpmbd", tuple(shlex.split(options)), baseline=base
+    )
 
 
 def t_end_of(run: Run, args: argparse.Namespace) -> float | None:
@@ -165,6 +189,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=float,
         default=0.14,
         help="simulated time of the slider-crank runs, s (two turns ~0.138)",
+    )
+    ap.add_argument(
+        "--row",
+        action="append",
+        default=[],
+        metavar="PROBLEM:OPTIONS",
+        help="another nlpmbd row: slider_crank or pendulum, with these options "
+        "(repeatable), e.g. 'pendulum:--step-control controller --scheme verlet'",
     )
     ap.add_argument("--json", type=Path, help="write the numbers to this file")
     ap.add_argument("--markdown", type=Path, help="write the report to this file")
