@@ -31,6 +31,8 @@ SCRIPTS = {
     "exudyn": ROOT / "benchmarks/exudyn_pendulum.py",
 }
 PENDULUM_T_END = 10.0  # s: the case's own t_end, and the peers'
+#: A warm-up run on the NLP path simulates this many times the row's time (see warm_up).
+WARM_UP_LONGER = 30
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,14 @@ def run_nlpmbd(run: Run, t_end: float | None, accuracy: bool = False, extra=()) 
 
 
 def warm_up(run: Run, t_end: float | None) -> str:
-    """One untimed run; compiles (and caches) the chunk with --codegen on where the run takes
-    the QP path (codegen=on is refused on the NLP path: then a plain run)."""
+    """One untimed run that leaves the run's compiled chunk in the cache: with --codegen on
+    where it is accepted (the QP path), else (the NLP path, whose chunks are predicted and
+    refuse codegen=on) a run WARM_UP_LONGER times longer, long enough for codegen auto to
+    compile in the background, as a user's long run would."""
     row = run_nlpmbd(run, t_end, extra=("--codegen", "on", "--quiet"))
     if "failed" in row:
-        row = run_nlpmbd(run, t_end, extra=("--quiet",))
+        longer = WARM_UP_LONGER * (t_end or PENDULUM_T_END)
+        row = run_nlpmbd(run, t_end, extra=("--quiet", "--t-end", repr(longer)))
     return row.get("codegen") or row.get("failed", "?")
 
 

@@ -4,14 +4,14 @@
     python -m benchmarks.profile_defaults --run pendulum --h 1e-3     (one command, any options)
 
 Runs `nlpmbd run CASE --no-plot --out DIR ...` in a subprocess of this module (BLAS on one
-thread; the chunk compiled and cached by an untimed `--codegen on` run first, as in
-benchmarks/peer_defaults.py), with timers wrapped around the functions of the run loop
-(TIMED below): each gets its exclusive wall time (minus the timed functions it calls) and its
-call count; "other" is the rest of the loop (meta.json wall_time - setup_time) that none of
-them covers. The timers cost ~1 us per call (a few per step on the Python path, a few per chunk
-on the compiled one): see the `calls` column. Without --run it profiles the three rows of
-benchmarks/peer_defaults.py that are nlpmbd's: slider_crank (T = 0.14 s) and pendulum, at the
-defaults, and the pendulum at --h 1e-3; each --repeats times, medians.
+thread; the chunk compiled and cached by an untimed run first, peer_default_runs.warm_up), with
+timers wrapped around the functions of the run loop (TIMED below): each gets its exclusive wall
+time (minus the timed functions it calls) and its call count; "other" is the rest of the loop
+(meta.json wall_time - setup_time) that none of them covers. The timers cost ~1 us per call (a
+few per step on the Python path, a few per chunk on the compiled one): see the `calls` column.
+Without --run it profiles the nlpmbd rows of benchmarks/peer_defaults.py: slider_crank
+(T = 0.14 s) and pendulum at the defaults, and the pendulum at --h 1e-3; each --repeats times,
+medians.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .peer_default_runs import Run, warm_up
 from .peer_runs import BLAS_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,11 +123,7 @@ def child(argv: list[str]) -> None:
 
 def profile(argv: list[str], repeats: int) -> dict:
     env = {**os.environ, **BLAS_ENV}
-    with tempfile.TemporaryDirectory(prefix="profile_defaults_") as tmp:
-        warm = [sys.executable, "-m", "nlpmbd", "run", *argv, "--no-plot", "--quiet", "--force"]
-        warm += ["--out", str(Path(tmp) / "warm")]
-        if subprocess.run([*warm, "--codegen", "on"], capture_output=True, env=env).returncode:
-            subprocess.run(warm, capture_output=True, env=env)  # the NLP path: no codegen=on
+    warm_up(Run("warm-up", argv[0], "nlpmbd", tuple(argv[1:])), None)
     runs = []
     for _ in range(repeats):
         cmd = [sys.executable, "-m", "benchmarks.profile_defaults", "--child", *argv]
