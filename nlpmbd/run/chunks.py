@@ -160,11 +160,14 @@ class ChunkRunner:
         tried = max(int(np.count_nonzero(attempted)), 1)
         self.step_cost = elapsed / tried
         self.step_size = float(np.mean(h[taken])) if k else 0.0
+        # the accepted rows: a view where they are the first k (History copies them before the
+        # next chunk overwrites the buffer), else a copy
+        rows = R[:k] if k == 0 or taken[-1] == k - 1 else R[taken]
         return ChunkRows(
             k,
-            self._points(R[taken], used.states[taken, 0].copy()),
-            self._steps(R[taken], elapsed / tried),
-            R[taken, r["error"]][:, 0].copy(),
+            self._points(rows, used.states[taken, 0].copy()),
+            self._steps(rows, elapsed / tried),
+            rows[:, r["error"]][:, 0].copy(),
             rejected=int(np.count_nonzero(attempted[:stop])) - k,
             discarded=max(0, int(np.count_nonzero(attempted[stop + 1 :]))),
             failed=stop < self.n,
@@ -172,8 +175,8 @@ class ChunkRunner:
         )
 
     def _points(self, R: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        """The time points t after the accepted steps (R: their rows of the record, a copy, for
-        the buffers are overwritten by the next chunk)."""
+        """The time points t after the accepted steps (R: their rows of the record; arrays that
+        may view the buffer, which the next chunk overwrites: History copies them at once)."""
         model, r, k = self.model, self.rows, R.shape[0]
         nc, nj, C = model.n_gap, model.n_joints, model.n_compliant
 
@@ -228,7 +231,7 @@ def chunk_end(rows: ChunkRows, state: Layout) -> StepSolution:
         q=s["q"].copy(),
         v=s["v"].copy(),
         lam=lam,
-        lam_eq=p["lam_eq"][-1],
+        lam_eq=p["lam_eq"][-1].copy(),
         eom_residual=float(steps["eom_residual"][-1]),
         comp_residual=float(steps["comp_residual"][-1]),
         norm_drift=float(steps["norm_residual"][-1]),

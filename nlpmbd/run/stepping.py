@@ -3,6 +3,7 @@ retry ladder), or a chunk of fixed-h QP steps evaluated by one CasADi Function."
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ..errors import SolverFailure
 from ..model.symbolic import SymbolicModel
+from ..step.numeric import Numeric
 from ..step.qp import normal_history
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
@@ -106,7 +108,7 @@ class Stepper:
         state.error += self.estimator.error(sol.h, state.q, state.v, sol.q, sol.v)
         state.t = state.t + sol.h
         state.q, state.v = sol.q, sol.v
-        gap_raw = float(np.max(np.asarray(m.Phi(state.q)), initial=-np.inf))
+        gap_raw = self._gaps(state.q) if m.n_gap else -np.inf
         projection = self.solver.kernel.projection
         if projection is not None and gap_raw > 0:
             state.q, ok = projection.apply(state.q, state.t)
@@ -124,6 +126,14 @@ class Stepper:
         state.step += 1
         self._diverged(state.t, state.q)
         return state.t - t0
+
+    @functools.cached_property
+    def _phi(self) -> Numeric:
+        return Numeric(self.model.Phi)
+
+    def _gaps(self, q: np.ndarray) -> float:
+        """max_j Phi_j(q) (in place: no DM conversions in the Python loop)."""
+        return float(np.max(np.atleast_1d(self._phi(q)[0])))
 
     def _diverged(self, t: Any, q: np.ndarray) -> None:
         why = self.checks.diverged(t, q)
@@ -172,7 +182,8 @@ class Stepper:
             state.step += rows.k
             state.count("chunk_steps", rows.k)
             p = rows.points
-            self._diverged(p["t"], np.hstack([p["q"], p["node_q"].reshape(rows.k, -1)]))
+            nodes = p["node_q"].reshape(rows.k, -1)
+            self._diverged(p["t"], np.hstack([p["q"], nodes]) if nodes.size else p["q"])
         if rows.failed:
             self.one_step(state)  # the step the chunk could not take
         self.runner.after(self.options.time.t_end - state.t)
