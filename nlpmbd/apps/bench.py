@@ -70,6 +70,7 @@ from .bench_report import (
     write_outputs,
 )
 from .bench_summary import Target, check_targets, report
+from .cli_parser import path_flag
 from .machine import machine_info, pin_blas_threads
 from .registry import load_cases
 from .scaling import DEFAULT_OUT, add_scaling_arguments, run_scaling, scaling_requested
@@ -111,6 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
+        type=path_flag("--out"),
         default=DEFAULT_OUT,
         help=f"directory of bench.json and bench.md, or scaling.* ({DEFAULT_OUT})",
     )
