@@ -70,7 +70,7 @@ from .bench_report import (
     write_outputs,
 )
 from .bench_summary import Target, check_targets, report
-from .cli_parser import path_flag
+from .cli_types import path_flag
 from .machine import machine_info, pin_blas_threads
 from .registry import load_cases
 from .scaling import DEFAULT_OUT, add_scaling_arguments, run_scaling, scaling_requested

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..validation import short_repr
-from .cli_parser import path_flag
+from .cli_types import path_flag
 from .exit_codes import EXIT_OK
 
 #: Allowed ranges of the number flags.

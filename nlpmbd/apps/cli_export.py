@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_parser import path_flag
+from .cli_types import path_flag
 from .exit_codes import EXIT_OK
 
 FORMATS = ("csv", "hdf5", "vtk")

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from ..errors import InputError
 from ..run.option_groups import GROUPS, field_type, flat_fields
 from ..validation import short_repr
+from .cli_types import path_flag
 
 
 class Parser(argparse.ArgumentParser):
@@ -32,18 +33,6 @@ def _number(kind: type, flag: str) -> Callable[[str], Any]:
             ) from None
 
     parse.__name__ = kind.__name__
-    return parse
-
-
-def path_flag(flag: str) -> Callable[[str], str]:
-    """A path flag's value: not empty (an empty path would mean the current directory)."""
-
-    def parse(text: str) -> str:
-        if not text.strip():
-            raise argparse.ArgumentTypeError(f"{flag} must name a path, got {text!r}")
-        return text
-
-    parse.__name__ = "path"
     return parse
 
 
