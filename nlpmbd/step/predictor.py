@@ -10,7 +10,6 @@ restitution or compliant contacts (the QP has none of them).
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 
@@ -18,12 +17,11 @@ import casadi as ca
 import numpy as np
 
 from ..model.rotation import g_matrix
-from .config import QPPlugin
 from .nlp import NLPStep, Start
 from .numeric import Numeric
 from .qp import QPStep
 from .qp_graph import ATTEMPT_OUT
-from .quiet import silent_stdout
+from .quiet import quiet_for
 from .solver import SOLVED, StepInputs, StepSolution, StepSolver
 
 
@@ -83,9 +81,7 @@ class Predictor(StepSolver):
 
     def _predict(self, P: np.ndarray, h_lo: float, h_hi: float) -> _Guess | None:
         """The QP at h = h_hi as a point of the NLP; None when the QP failed."""
-        # qpOASES prints a licence banner for each memory it allocates, whatever its printLevel
-        quiet = silent_stdout() if self.qp.plugin is QPPlugin.QPOASES else contextlib.nullcontext()
-        with quiet:
+        with quiet_for(self.qp.plugin):
             x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
         if not float(ok):
             return None
