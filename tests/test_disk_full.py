@@ -124,3 +124,15 @@ def test_a_gif_that_cannot_be_written_leaves_no_part(tmp_path, result, monkeypat
     assert (copy / "animation.html").is_file() and "animation.html" in lines[0]
     assert not (copy / "animation.gif").exists()
     assert not [p.name for p in copy.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_bench_report_into_a_full_disk_keeps_the_earlier_one(tmp_path):
+    argv = ["bench", "--repeats", "1", "--cases", "pendulum", "--t-end", "0.002", "--out", "b"]
+    assert _limited(argv, 2**30, tmp_path).returncode == 0
+    before = _files(tmp_path / "b")
+    assert set(before) == {"bench.json", "bench.md"}
+    proc = _limited(argv, 200, tmp_path)  # its progress lines go to stderr first
+    assert proc.returncode == 4 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("nlpmbd: could not write") and "report is printed above" in line
+    assert _files(tmp_path / "b") == before  # both old files, not one new and one old

@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -144,3 +144,18 @@ def staging(out: Path) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def write_set(out: Path, files: Mapping[str, bytes]) -> None:
+    """Write several files into `out` together: all into a staging folder first, then renamed
+    into place, so a failed write (a full disk) replaces none of the old ones."""
+    with staging(out) as stage:
+        for name, data in files.items():
+            write_bytes(stage / name, data)
+        for name in files:
+            os.replace(stage / name, out / name)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """atomic_write of `data`."""
+    atomic_write(path, lambda fh: fh.write(data))
