@@ -214,7 +214,7 @@ def _parameters(python: str) -> list[tuple[str, list[str]]]:
         " for n, c in load_cases().items()}))"
     )
     cases = json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True,
-                                      check=True).stdout)  # fmt: skip
+                                      cwd=tempfile.gettempdir(), check=True).stdout)  # fmt: skip
     out = []
     for case in ("pendulum", "box_drop", "stick_slip", "slider_crank"):
         for name, kind in cases[case]:
@@ -399,8 +399,10 @@ def _damaged(python: str, root: Path, damage, check=None) -> tuple[bool, str]:
         procs = []
         for argv in (["plot", str(d)], ["run", "revolute", "--resume", str(d), "--quiet"]):
             try:
-                procs.append(subprocess.run([python, "-m", "nlpmbd", *argv], capture_output=True,
-                                            text=True, timeout=TIMEOUT))  # fmt: skip
+                # cwd: not a checkout, whose nlpmbd `-m` would import instead of PYTHON's
+                procs.append(subprocess.run([python, "-m", "nlpmbd", *argv], cwd=tmp,
+                                            capture_output=True, text=True,
+                                            timeout=TIMEOUT))  # fmt: skip
             except subprocess.TimeoutExpired:
                 return False, f"{argv[0]} timed out after {TIMEOUT} s"
         if check is not None:

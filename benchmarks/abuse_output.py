@@ -39,7 +39,15 @@ def _victim(d: Path) -> Path:
 
 
 def _untouched(d: Path) -> bool:
-    return (d / VICTIM).read_text() == SECRET
+    return _same(d / VICTIM)
+
+
+def _same(path: Path) -> bool:
+    """`path` still holds the victim's content (False if removed or replaced)."""
+    try:
+        return path.read_bytes() == SECRET.encode()
+    except OSError:
+        return False
 
 
 def _outcome(proc: subprocess.CompletedProcess) -> str:
@@ -120,7 +128,7 @@ def victim_kept(exit_code: int = 0) -> Callable[..., tuple[bool, str]]:
         folder = d / "VICTIM_DIR"
         if folder.exists():
             ok = ok and [p.name for p in folder.iterdir()] == ["bodies_0.vtu"]
-            ok = ok and (folder / "bodies_0.vtu").read_text() == SECRET
+            ok = ok and _same(folder / "bodies_0.vtu")
         return ok, f"{_outcome(proc)}; victim {'kept' if _untouched(d) else 'CHANGED'}"
 
     return check
@@ -301,6 +309,6 @@ def resealed(python: list[str], **changes: object) -> Callable[[Path], None]:
         steps = meta["summary"]["steps"]
         full = {"resume": {"n_steps": steps, "h_next": 1e-3, "counters": {}}, **changes}
         cmd = [python[0], "-c", RESEAL, str(d), json.dumps(full)]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+        subprocess.run(cmd, cwd=d.parent, check=True, capture_output=True, timeout=300)
 
     return damage
