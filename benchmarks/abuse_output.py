@@ -249,7 +249,7 @@ def plot_keeps_everything(
     plot = procs[0]
     kept = (d / "result.npz").exists() and (d / "meta.json").exists() and _untouched(d.parent)
     ok = plot.returncode == 0 and kept and "Traceback" not in plot.stderr
-    return ok, f"plot {_outcome(plot)}; files {'kept' if kept else 'REMOVED'}"
+    return ok, f"plot {_outcome(plot)}; result and victim {'kept' if kept else 'NOT kept'}"
 
 
 def plot_refused_victim_kept(

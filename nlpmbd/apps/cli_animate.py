@@ -119,9 +119,10 @@ def read_overlay(path: str | None, result: Any) -> Any:
 
 
 def _out_path(args: argparse.Namespace, name: str) -> Path:
-    flag = "--out" if args.out and name.endswith(".html") else "DIR"
+    """Where the page (--out, else DIR/NAME) or the GIF (DIR/NAME) goes, checked."""
     from ..io.outdir import check_file_target
 
+    flag = "--out" if args.out and name.endswith(".html") else "DIR"
     out = Path(args.out) if flag == "--out" else Path(args.dir) / name
     return check_file_target(out, flag)
 
