@@ -3,7 +3,8 @@ against the command line, counted (issue 12's closing note). Not a test: it prin
 
 Each bad invocation runs `PYTHON -m nlpmbd ...` in a fresh temporary directory; it is CLEAN when
 it exits 2 with exactly one stderr line "nlpmbd: error: ..." of fewer than 500 characters and no
-traceback. Each damaged result directory (a short good run, then one damage) is REFUSED when
+traceback, or, for an entry with a check of its own (a Probe, benchmarks/abuse_output.py), when
+that check passes (e.g. a planted link not followed: exit 0, its target untouched). Each damaged result directory (a short good run, then one damage) is REFUSED when
 `plot DIR` (and, for a partial result, `run revolute --resume DIR`) exits 2 the same way.
 --python selects the interpreter, so the code of another checkout (installed in its own
 virtual environment) can be measured the same way.
@@ -14,15 +15,45 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from .abuse_output import (
+    EXAMPLE,
+    VICTIM,
+    Probe,
+    csv_headers_safe,
+    directory,
+    edit_model,
+    fifo,
+    figure_list,
+    hard_link,
+    in_result,
+    ipopt_opt,
+    link,
+    named_model,
+    no_ipopt_log,
+    plot_keeps_everything,
+    plot_refused_victim_kept,
+    predictable_temporaries,
+    pvd_valid,
+    quiet_success,
+    resealed,
+    resume_refused,
+    victim_kept,
+)
+
 RUN = ["--t-end", "0.002", "--no-plot", "--quiet"]
+#: Longest a command may take (s): one that runs a whole bench instead of refusing its input
+#: is a failure, not a hang of the corpus.
+TIMEOUT = 600
 LONG = "x" * 100000
 
 BAD: list[tuple[str, list[str]]] = [
@@ -104,6 +135,72 @@ BAD: list[tuple[str, list[str]]] = [
     ("bench unknown case", ["bench", "--cases", "nope", "--out", "b"]),
     ("bench --t-end 0", ["bench", "--t-end", "0", "--out", "b"]),
 ]
+LONG_NAME = "x" * 300
+#: Write into X; the folder with its files planted by the probe.
+EXPORT_X = ["export", "GOOD", "--out", "X", "--format"]
+#: Issue 34 (nothing mixed, nothing overwritten): empty and overlong paths, paths that are bad
+#: input, planted links (refused, or replaced but never followed: checked), ipopt.opt, model
+#: files edited before --resume, body names that are formulas or break XML, solver banners.
+#: A third item, a Probe (benchmarks/abuse_output.py), prepares the folder and may judge.
+BAD_OUTPUT: list[tuple] = [
+    ("run --out ''", ["run", "pendulum", *RUN, "--out", ""]),
+    ("export --out ''", ["export", "GOOD", "--format", "csv", "--out", ""]),
+    ("export DIR ''", ["export", "", "--format", "csv"]),
+    ("plot DIR ''", ["plot", ""]),
+    ("plot --overlay ''", ["plot", "GOOD", "--overlay", ""]),
+    ("animate --out ''", ["animate", "GOOD", "--out", ""]),
+    ("animate DIR ''", ["animate", ""]),
+    ("run --resume ''", ["run", "pendulum", "--resume", ""]),
+    ("run --overlay ''", ["run", "pendulum", *RUN, "--overlay", ""]),
+    ("study --out ''", ["study", "step-ranges", "--out", ""]),
+    ("bench --out ''", ["bench", "--out", "", "--repeats", "1", "--cases", "pendulum", "--t-end", "0.002"]),
+    ("run --out name too long", ["run", "pendulum", *RUN, "--out", LONG_NAME]),
+    ("export --out name too long", [*EXPORT_X[:3], LONG_NAME, "--format", "csv"]),
+    ("animate --out name too long", ["animate", "GOOD", "--out", LONG_NAME + ".html"]),
+    ("new name too long", ["new", LONG_NAME + ".toml"]),
+    ("new into a missing folder", ["new", "missing/model.toml"]),
+    ("new under a file", ["new", "FILE/model.toml"]),
+    ("new --force onto a pipe", ["new", "pipe.toml", "--force"], Probe(fifo("pipe.toml"))),
+    ("animate --out a folder", ["animate", "GOOD", "--out", "EMPTY"]),
+    ("animate --out a pipe", ["animate", "GOOD", "--out", "p.html"], Probe(fifo("p.html"))),
+    ("animate --gif onto a folder", ["animate", "GOOD", "--gif"], Probe(directory("GOOD/animation.gif"))),
+    ("export hdf5 onto a folder", [*EXPORT_X, "hdf5"], Probe(directory("X/result.h5"))),
+    ("export csv onto a folder", [*EXPORT_X, "csv"], Probe(directory("X/q.csv"))),
+    ("export vtk: frames a pipe", [*EXPORT_X, "vtk"], Probe(fifo("X/frames"))),
+    ("plot: a figure name a folder", ["plot", "GOOD"], Probe(directory("GOOD/energy.png"))),
+    ("run: lock a link", ["run", "pendulum", *RUN, "--out", "D"], Probe(link("D/.nlpmbd.lock"), victim_kept(2))),
+    ("run: lock a hard link", ["run", "pendulum", *RUN, "--out", "D"], Probe(hard_link("D/.nlpmbd.lock"), victim_kept(2))),
+    ("run --compare: its lock a link", ["run", "pendulum", *RUN, "--out", "D", "--compare", "mass=2"], Probe(link("D-2/.nlpmbd.lock"), victim_kept(2))),
+    ("plot: lock a link", ["plot", "GOOD"], Probe(link("GOOD/.nlpmbd.lock"), victim_kept(2))),
+    ("export: lock a link", [*EXPORT_X, "csv"], Probe(link("X/.nlpmbd.lock"), victim_kept(2))),
+    ("run: result.npz a link", ["run", "pendulum", *RUN, "--out", "D"], Probe(link("D/result.npz"), victim_kept())),
+    ("run: a figure a link", ["run", "pendulum", "--t-end", "0.002", "--quiet", "--out", "D"], Probe(link("D/energy.png"), victim_kept())),
+    ("plot: a figure a link", ["plot", "GOOD"], Probe(link("GOOD/energy.png"), victim_kept())),
+    ("export hdf5: result.h5 a link", [*EXPORT_X, "hdf5"], Probe(link("X/result.h5"), victim_kept())),
+    ("export hdf5: its temporary names linked", [*EXPORT_X, "hdf5"], Probe(predictable_temporaries("X"), victim_kept())),
+    ("export csv: q.csv a link", [*EXPORT_X, "csv"], Probe(link("X/q.csv"), victim_kept())),
+    ("export vtk: frames a link", [*EXPORT_X, "vtk"], Probe(link("X/frames", folder=True), victim_kept())),
+    ("export vtk: result.pvd a link", [*EXPORT_X, "vtk"], Probe(link("X/result.pvd"), victim_kept())),
+    ("animate: the page a link", ["animate", "GOOD"], Probe(link("GOOD/animation.html"), victim_kept())),
+    ("animate: the GIF a link", ["animate", "GOOD", "--gif"], Probe(link("GOOD/animation.gif"), victim_kept())),
+    ("new --force: the file a link", ["new", "model.toml", "--force"], Probe(link("model.toml"), victim_kept())),
+    ("ipopt.opt in the working folder", ["run", "pendulum", "--set", "joint=clearance", "--no-predictor", *RUN, "--out", "R"], Probe(ipopt_opt, no_ipopt_log)),
+    ("ipopt.opt with --ipopt options", ["run", "pendulum", "--ipopt", "max_iter=50", "--no-predictor", *RUN, "--out", "R"], Probe(ipopt_opt, no_ipopt_log)),
+    ("--resume: mass edited", ["run", "pendulum.toml", "--resume", "PARTIAL_FILE", "--quiet"], Probe(edit_model("mass = 1.0", "mass = 2.0"))),
+    ("--resume: inertia edited", ["run", "pendulum.toml", "--resume", "PARTIAL_FILE", "--quiet"], Probe(edit_model("0.085, 0.085]", "0.085, 0.086]"))),
+    ("--resume: gravity edited", ["run", "pendulum.toml", "--resume", "PARTIAL_FILE", "--quiet"], Probe(edit_model("-9.81", "-3.7"))),
+    ("--resume: joint axis edited", ["run", "pendulum.toml", "--resume", "PARTIAL_FILE", "--quiet"], Probe(edit_model("axis = [0, 0, 1]", "axis = [0, 0, -1]"))),
+    ("--resume: built-in case on a model file's run", ["run", "pendulum", "--resume", "PARTIAL_FILE", "--quiet"]),
+    ("--resume: model file on the built-in case's run", ["run", "pendulum.toml", "--resume", "PARTIAL_CASE", "--quiet"]),
+    ("body named =HYPERLINK(1)", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("=HYPERLINK(1)", "b"), csv_headers_safe)),
+    ("body named +cmd", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("+cmd", "b"), csv_headers_safe)),
+    ("body named -x", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("a", "-x"), csv_headers_safe)),
+    ("body named @SUM(A1)", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("@SUM(A1)", "b"), csv_headers_safe)),
+    ("body named ---", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("---", "a-"), pvd_valid)),
+    ("body named -->", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("x--", "-->"), pvd_valid)),
+    ("qpOASES banner, NLP path", ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases", *RUN[2:], "--out", "R"], Probe(check=quiet_success)),
+    ("qpOASES banner, Verlet", ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases", "--scheme", "verlet", *RUN[2:], "--out", "R"], Probe(check=quiet_success)),
+]  # fmt: skip
 #: Every case parameter: out of range, wrong type, not finite.
 PARAMETER_VALUES = ("-1e300", "1e300", "nan", "inf", "abc", "")
 
@@ -117,7 +214,7 @@ def _parameters(python: str) -> list[tuple[str, list[str]]]:
         " for n, c in load_cases().items()}))"
     )
     cases = json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True,
-                                      check=True).stdout)  # fmt: skip
+                                      cwd=tempfile.gettempdir(), check=True).stdout)  # fmt: skip
     out = []
     for case in ("pendulum", "box_drop", "stick_slip", "slider_crank"):
         for name, kind in cases[case]:
@@ -143,21 +240,49 @@ def _classify(proc: subprocess.CompletedProcess) -> tuple[bool, str]:
     return clean, f"exit {proc.returncode}: {last}"
 
 
+#: What every bad invocation finds in its folder (_fixture).
+FIXTURE = ("FILE", "EMPTY", "GOOD", "pendulum.toml", "PARTIAL_FILE", "PARTIAL_CASE")
+
+
 def _fixture(python: str, root: Path) -> None:
-    """FILE, EMPTY and GOOD in root: a file, an empty directory and a completed result."""
+    """FILE, EMPTY and GOOD in root: a file, an empty directory and a completed result; the
+    model file pendulum.toml and interrupted runs of it (PARTIAL_FILE) and of the built-in case
+    pendulum (PARTIAL_CASE)."""
     (root / "FILE").write_text("not a directory")
     (root / "EMPTY").mkdir()
     cmd = [python, "-m", "nlpmbd", "run", "revolute", "--t-end", "0.01", "--out", "GOOD", *RUN[2:]]
     subprocess.run(cmd, cwd=root, capture_output=True, check=True)
+    shutil.copy(EXAMPLE, root / "pendulum.toml")
+    for out, model in (("PARTIAL_FILE", "pendulum.toml"), ("PARTIAL_CASE", "pendulum")):
+        _interrupted(python, root, model, out)
 
 
-def _bad(python: str, root: Path, argv: list[str]) -> tuple[bool, str]:
-    with tempfile.TemporaryDirectory() as d:
-        for name in ("FILE", "EMPTY", "GOOD"):
+def _interrupted(python: str, root: Path, model: str, out: str) -> None:
+    """`run MODEL --out OUT` stopped by Ctrl-C after its first checkpoint."""
+    argv = ["run", model, "--t-end", "0.6", "--checkpoint-every", "1e-9", "--out", out, *RUN[2:]]
+    proc = subprocess.Popen([python, "-m", "nlpmbd", *argv], cwd=root, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not (root / out / "meta.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=300)
+
+
+def _bad(python: str, root: Path, argv: list[str], probe: Probe | None = None) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        for name in FIXTURE:
             src = root / name
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(d) / name)
-        proc = subprocess.run([python, "-m", "nlpmbd", *argv], cwd=d, capture_output=True,
-                              text=True, timeout=600)  # fmt: skip
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, d / name)
+        if probe is not None and probe.setup is not None:
+            probe.setup(d)
+        try:
+            proc = subprocess.run([python, "-m", "nlpmbd", *argv], cwd=d, capture_output=True,
+                                  text=True, timeout=TIMEOUT)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return False, f"timed out after {TIMEOUT} s"
+        if probe is not None and probe.check is not None:
+            return probe.check(d, proc, python)
         return _classify(proc)
 
 
@@ -236,6 +361,27 @@ DAMAGE = [
     ("resume.n_steps wrong", _meta_edit(_with(_partial, _set_resume("n_steps", 1)))),
     ("resume.warm text", _meta_edit(_with(_partial, _set_resume("warm", {"x": ["a"]})))),
 ]  # fmt: skip
+#: The interpreter under test (main sets it), for damage that needs nlpmbd (a matching checksum).
+PYTHON = [sys.executable]
+#: Issue 34: planted lock and figure files, figure lists naming what they may not, results
+#: whose model source --resume must refuse. A third item judges both commands itself.
+DAMAGE_OUTPUT: list[tuple] = [
+    ("lock a link to a user file", in_result(link, ".nlpmbd.lock"), plot_refused_victim_kept),
+    ("lock a hard link to a user file", in_result(hard_link, ".nlpmbd.lock"), plot_refused_victim_kept),
+    ("lock a pipe", in_result(fifo, ".nlpmbd.lock")),
+    ("figure list a folder", in_result(directory, ".nlpmbd-figures")),
+    ("a figure name a folder", in_result(directory, "energy.png")),
+    ("figure list names result.npz, meta.json", figure_list(b'["result.npz", "meta.json"]'), plot_keeps_everything),
+    ("figure list names ../VICTIM", figure_list(b'["../VICTIM", "../VICTIM.png"]'), plot_keeps_everything),
+    ("figure list names an absolute path", lambda d: figure_list(json.dumps([str(d.parent / VICTIM)]).encode())(d), plot_keeps_everything),
+    ("figure list names with NUL", figure_list(b'["energy.png\\u0000", "a\\u0000.png"]'), plot_keeps_everything),
+    ("figure list raw NUL bytes", figure_list(b"[\x00\x00]"), plot_keeps_everything),
+    ("figure list a link to a user file", in_result(link, ".nlpmbd-figures"), plot_keeps_everything),
+    ("a figure a link to a user file", in_result(link, "energy.png"), plot_keeps_everything),
+    ("partial without a model source", resealed(PYTHON, source=None), resume_refused),
+    ("partial of a model file", resealed(PYTHON, source={"kind": "model file", "name": "revolute", "file": "revolute.toml", "sha256": "0" * 64}), resume_refused),
+    ("partial of an unknown source kind", resealed(PYTHON, source={"kind": "plugin", "name": "revolute"}), resume_refused),
+]  # fmt: skip
 #: Not damage: must load.
 HARMLESS = [
     ("meta.json re-indented", lambda d: (d / "meta.json").write_text(
@@ -245,16 +391,23 @@ HARMLESS = [
 ]  # fmt: skip
 
 
-def _damaged(python: str, root: Path, damage) -> tuple[bool, str]:
+def _damaged(python: str, root: Path, damage, check=None) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp) / "r"
         shutil.copytree(root / "GOOD", d)
         damage(d)
-        results = []
+        procs = []
         for argv in (["plot", str(d)], ["run", "revolute", "--resume", str(d), "--quiet"]):
-            proc = subprocess.run([python, "-m", "nlpmbd", *argv], capture_output=True,
-                                  text=True, timeout=600)  # fmt: skip
-            results.append(_classify(proc))
+            try:
+                # cwd: not a checkout, whose nlpmbd `-m` would import instead of PYTHON's
+                procs.append(subprocess.run([python, "-m", "nlpmbd", *argv], cwd=tmp,
+                                            capture_output=True, text=True,
+                                            timeout=TIMEOUT))  # fmt: skip
+            except subprocess.TimeoutExpired:
+                return False, f"{argv[0]} timed out after {TIMEOUT} s"
+        if check is not None:
+            return check(d, procs, python)
+        results = [_classify(proc) for proc in procs]
         ok = all(r[0] for r in results)
         return ok, "; ".join(r[1] for r in results)
 
@@ -265,13 +418,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
+    PYTHON[0] = args.python
     root = Path(tempfile.mkdtemp(prefix="nlpmbd-abuse-"))
     _fixture(args.python, root)
-    bad = BAD + _parameters(args.python)
+    bad = BAD + BAD_OUTPUT + _parameters(args.python)
     with ThreadPoolExecutor(args.jobs) as pool:
-        inputs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, item[1])), bad))
+        inputs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), bad))
         damage = list(
-            pool.map(lambda item: (item[0], *_damaged(args.python, root, item[1])), DAMAGE)
+            pool.map(
+                lambda item: (item[0], *_damaged(args.python, root, *item[1:])),
+                DAMAGE + DAMAGE_OUTPUT,
+            )
         )
         harmless = list(pool.map(lambda item: (item[0], *_damaged(args.python, root, item[1])), HARMLESS))  # fmt: skip
     for title, rows, good in (

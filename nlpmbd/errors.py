@@ -1,5 +1,6 @@
 """Exceptions that the CLI maps to exit codes (apps/exit_codes.py: 2 bad input, 3 solver
-failure). This module is the bottom of the package: it imports nothing of nlpmbd."""
+failure, 4 output not written). This module is the bottom of the package: it imports nothing
+of nlpmbd."""
 
 from __future__ import annotations
 
@@ -18,3 +19,8 @@ class SolverFailure(RuntimeError):
     def __init__(self, message: str, partial: Any = None) -> None:
         super().__init__(message)
         self.partial = partial
+
+
+class OutputFailure(RuntimeError):
+    """Output could not be written for a reason that is not the user's input (a full disk, a
+    quota, an I/O error, a file-size limit). The message is one line saying what was kept."""

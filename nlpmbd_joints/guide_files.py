@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
+from nlpmbd.plots.saving import save_figure
 
 from .guide_data import poincare_points
 from .guide_figures import (
@@ -80,10 +81,7 @@ def save_mechanism_figures(
         except InputError:  # the data this figure needs is missing
             continue
         out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{name}.png"
-        fig.savefig(path, dpi=dpi)
-        fig.clear()
-        paths.append(path)
+        paths.append(save_figure(fig, out / f"{name}.png", dpi))
     return paths
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import io
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -160,7 +159,7 @@ def test_unknown_case_draws_cubes(runs, tmp_path) -> None:
     assert "not installed" in note and not scene.from_system and scene.links == []
 
 
-def _chrome():
+def _chrome(profile: Path):
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         pytest.skip(
             "the browser test needs Debian's chromium: apt-get install chromium chromium-driver"
@@ -172,7 +171,7 @@ def _chrome():
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for flag in (*BROWSER_FLAGS, f"--user-data-dir={tempfile.mkdtemp(prefix='nlpmbd-chrome-')}"):
+    for flag in (*BROWSER_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
@@ -191,7 +190,7 @@ def test_page_in_a_headless_browser(runs, tmp_path) -> None:
     tic = time.perf_counter()
     page = tmp_path / "page.html"
     assert _animate(str(runs["loose"]), "--out", str(page), "--overlay", str(runs["ideal"])) == 0
-    driver = _chrome()
+    driver = _chrome(tmp_path / "chrome-profile")
     try:
         driver.get(page.as_uri())
         duration = driver.execute_script("return window.nlpmbd && window.nlpmbd.duration;")

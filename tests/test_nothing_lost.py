@@ -109,6 +109,8 @@ def test_a_write_error_during_the_run_keeps_the_last_good_checkpoint(
     tmp_path, monkeypatch, capsys, code
 ):
     out = tmp_path / "run"
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))  # the rescue goes there
     # calls 1-2: the first checkpoint (npz, meta.json); 3: the second checkpoint fails
     monkeypatch.setattr("nlpmbd.io.files.atomic_write", _fail_on_call(3, code, out))
     args = ["run", "revolute", "--t-end", "0.05", "--checkpoint-every", "1e-9", "--out", str(out)]
@@ -119,6 +121,7 @@ def test_a_write_error_during_the_run_keeps_the_last_good_checkpoint(
     kept = SimulationResult.load(out)
     assert not kept.completed and kept.n_steps >= 1
     rescued = Path(err[0].rsplit(" is saved in ", 1)[1].split(";")[0])
+    assert rescued.parent == tmp_path / "tmp"
     assert SimulationResult.load(rescued).n_steps >= kept.n_steps
 
 
@@ -130,6 +133,7 @@ def test_a_write_error_at_the_end_rescues_the_result(tmp_path, monkeypatch, caps
     assert main(["run", "revolute", *SHORT, "--out", str(tmp_path / "run")]) == 4
     err = capsys.readouterr().err.strip()
     assert "No space left on device" in err and "nothing could be saved" in err
+    assert list((tmp_path / "tmp").iterdir()) == []  # no empty rescue directory left behind
 
 
 def test_the_file_size_limit_is_a_write_error(tmp_path):
@@ -139,7 +143,11 @@ def test_the_file_size_limit_is_a_write_error(tmp_path):
         f"trap '' XFSZ; ulimit -f 8; exec {sys.executable} -m nlpmbd run revolute "
         f"--t-end 0.2 --out {out} --no-plot --quiet"
     )
-    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))  # where the rescue would go
+    proc = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=300, env=env
+    )
     assert proc.returncode == 4, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "File too large" in lines[0] and "Traceback" not in proc.stderr

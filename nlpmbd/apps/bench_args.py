@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
+from .cli_types import path_flag
 
 DEFAULT_REPEATS, DEFAULT_T_END = 3, 1.0
 QUICK_REPEATS, QUICK_T_END, QUICK_STEPS = 1, 0.2, 300
@@ -43,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
+        type=path_flag("--out"),
         default=DEFAULT_OUT,
         help=f"directory of bench.json and bench.md, or scaling.* ({DEFAULT_OUT})",
     )

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io.outdir import atomic_write
+from ..io.atomic import write_set
+from ..io.outdir import write_failure
 from ..io.result import SimulationResult
 
 #: The mode the ratio column divides by.
@@ -231,7 +232,10 @@ def _jsonable(obj: Any) -> Any:
 
 def write_outputs(out: Path, payload: dict[str, Any], markdown: str) -> None:
     """OUT/bench.json (strict JSON, NaN as null) and OUT/bench.md."""
-    out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_jsonable(payload), indent=1, allow_nan=False)
-    atomic_write(out / "bench.json", lambda fh: fh.write(text.encode()))
-    atomic_write(out / "bench.md", lambda fh: fh.write(markdown.encode()))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_set(out, {"bench.json": text.encode(), "bench.md": markdown.encode()})
+    except OSError as err:
+        kept = f"the report is printed above; {out} is as it was"
+        raise write_failure(err, "--out", out, kept) from None

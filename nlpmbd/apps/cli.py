@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, OutputFailure
 from .exit_codes import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_WRITE
 
 
@@ -77,7 +77,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from ..io.outdir import OutputLock, check_readable_dir, prepare_output
+    from ..io.figure_list import remove_recorded_figures
+    from ..io.outdir import OutputLock, check_readable_dir, prepare_output, write_failure
     from ..io.result import SimulationResult
     from .cli_run import read_overlay
     from .writer import ResultWriter
@@ -87,14 +88,12 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     overlay = read_overlay(args.overlay, result.body_names, result.meta.get("joints", []))
     out = prepare_output(args.dir, "plot")
     with OutputLock(out, "plot"):
-        from ..io.outdir import remove_recorded_figures
-
         remove_recorded_figures(out)
         try:
             ResultWriter(out).figures(result, overlay)
         except OSError as err:
-            print(f"nlpmbd: figures could not be written to {out} ({err})", file=sys.stderr)
-            return EXIT_WRITE
+            kept = "the result there is unchanged; the figures written before are complete"
+            raise write_failure(err, "plot", out, kept) from None
     print(f"wrote the figures of {out}")
     return EXIT_OK
 
@@ -133,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)
         return EXIT_INPUT
+    except OutputFailure as err:
+        print(f"nlpmbd: {err}", file=sys.stderr)
+        return EXIT_WRITE
     except BrokenPipeError:  # e.g. `nlpmbd list | head`: the reader left, nothing is wrong
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK

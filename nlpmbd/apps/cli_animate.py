@@ -28,7 +28,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..validation import short_repr
-from .exit_codes import EXIT_OK, EXIT_WRITE
+from .cli_types import path_flag
+from .exit_codes import EXIT_OK
 
 #: Allowed ranges of the number flags.
 RANGES = {"--magnify": (1.0, 1e9), "--fps": (1.0, 1000.0), "--speed": (1e-4, 1e4)}
@@ -36,9 +37,17 @@ RANGES = {"--magnify": (1.0, 1e9), "--fps": (1.0, 1000.0), "--speed": (1e-4, 1e4
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="a saved result (written by `nlpmbd run ... --out DIR`)")
-    parser.add_argument("--out", metavar="FILE", help="the page (default: DIR/animation.html)")
     parser.add_argument(
-        "--overlay", metavar="IDEAL_DIR", help="a saved run of the same bodies, drawn translucent"
+        "--out",
+        type=path_flag("--out"),
+        metavar="FILE",
+        help="the page (default: DIR/animation.html)",
+    )
+    parser.add_argument(
+        "--overlay",
+        type=path_flag("--overlay"),
+        metavar="IDEAL_DIR",
+        help="a saved run of the same bodies, drawn translucent",
     )
     parser.add_argument(
         "--magnify",
@@ -110,17 +119,17 @@ def read_overlay(path: str | None, result: Any) -> Any:
 
 
 def _out_path(args: argparse.Namespace, name: str) -> Path:
-    out = Path(args.out) if args.out and name.endswith(".html") else Path(args.dir) / name
-    if not out.parent.is_dir():
-        raise InputError(
-            f"--out {short_repr(str(out))}: directory {str(out.parent)!r} does not exist"
-        )
-    return out
+    """Where the page (--out, else DIR/NAME) or the GIF (DIR/NAME) goes, checked."""
+    from ..io.outdir import check_file_target
+
+    flag = "--out" if args.out and name.endswith(".html") else "DIR"
+    out = Path(args.out) if flag == "--out" else Path(args.dir) / name
+    return check_file_target(out, flag)
 
 
 def run(args: argparse.Namespace) -> int:
     """The command; InputError for bad input (the CLI prints it and exits 2)."""
-    from ..io.outdir import check_readable_dir
+    from ..io.outdir import check_readable_dir, write_failure
     from ..io.result import SimulationResult
 
     magnify = number("--magnify", args.magnify, math.nan)
@@ -138,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"nlpmbd: {note}", file=sys.stderr)
     label = "ideal run" if overlay is None else _label(overlay, args.overlay)
     title = f"{result.meta.get('case', 'result')}: {Path(args.dir).resolve().name}"
+    gif = _out_path(args, "animation.gif") if args.gif else None
+    written: list[Path] = []
     try:
         k = None if math.isnan(magnify) else magnify
         path, data = write_animation(
@@ -151,14 +162,16 @@ def run(args: argparse.Namespace) -> int:
             overlay=overlay,
             overlay_label=label,
         )
-        written = [path]
-        if args.gif:
+        written.append(path)
+        if gif is not None:
             from ..plots.animation_gif import write_gif
 
-            written.append(write_gif(data, _out_path(args, "animation.gif")))
+            written.append(write_gif(data, gif))
     except OSError as err:
-        print(f"nlpmbd: the animation could not be written to {out} ({err})", file=sys.stderr)
-        return EXIT_WRITE
+        kept = "nothing was written; an earlier animation there is unchanged"
+        if written:
+            kept = f"wrote {written[0]}; the earlier {gif.name if gif else 'GIF'} is unchanged"
+        raise write_failure(err, "--out" if args.out else "DIR", out.parent, kept) from None
     frames, k = len(data.motion.times), data.motion.magnify
     print(f"wrote {', '.join(map(str, written))} ({frames} frames, clearances x{k:g})")
     return EXIT_OK

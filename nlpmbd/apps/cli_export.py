@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from .cli_types import path_flag
 from .exit_codes import EXIT_OK
 
 FORMATS = ("csv", "hdf5", "vtk")
@@ -31,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "vtk: result.pvd + frames/*.vtu for ParaView (needs meshio)",
     )
     parser.add_argument(
-        "--out", metavar="PATH", help="output directory (default: DIR/export/FORMAT)"
+        "--out",
+        type=path_flag("--out"),
+        metavar="PATH",
+        help="output directory (default: DIR/export/FORMAT)",
     )
     parser.add_argument(
         "--every",

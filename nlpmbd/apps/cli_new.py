@@ -4,15 +4,15 @@ it is (`nlpmbd run FILE`); an existing file is kept unless --force is given."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..io.atomic import atomic_write, create_file
 from ..io.model_schema import NAME_PATTERN
 from ..io.model_template import template
-from ..io.outdir import atomic_write
+from ..io.outdir import check_file_target, write_failure
 from ..validation import short_repr
-from .exit_codes import EXIT_OK, EXIT_WRITE
+from .exit_codes import EXIT_OK
 
 DEFAULT_FILE = "model.toml"
 
@@ -34,21 +34,19 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.suffix != ".toml":
         raise InputError(f"new: FILE must end in .toml, got {short_repr(args.file)}")
-    if path.is_dir():
-        raise InputError(f"new: {short_repr(args.file)} is a directory")
+    check_file_target(path, "new")
     data = template(model_name(path)).encode()
     try:
         if args.force:
             atomic_write(path, lambda stream: stream.write(data))
         else:
-            with path.open("xb") as stream:  # never replaces a file, even one made meanwhile
-                stream.write(data)
+            create_file(path, lambda stream: stream.write(data))
     except FileExistsError:
         raise InputError(
             f"new: {short_repr(args.file)} exists; choose another name or add --force"
         ) from None
     except OSError as err:
-        print(f"nlpmbd: could not write {args.file} ({err.strerror or err})", file=sys.stderr)
-        return EXIT_WRITE
+        kept = "nothing was written" + ("; the existing file is unchanged" * path.exists())
+        raise write_failure(err, "new", path, kept) from None
     print(f"wrote {path}; run it with: nlpmbd run {path}")
     return EXIT_OK

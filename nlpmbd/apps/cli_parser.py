@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from ..errors import InputError
 from ..run.option_groups import GROUPS, field_type, flat_fields
 from ..validation import short_repr
+from .cli_types import path_flag
 
 
 class Parser(argparse.ArgumentParser):
@@ -115,7 +116,9 @@ def parser() -> Parser:
     _run_parser(sub.add_parser("run", help="simulate a case and write results and figures"))
     study = sub.add_parser("study", help="run a family of simulations, write tables and figures")
     study.add_argument("name")
-    study.add_argument("--out", help="output directory (default: results/study-NAME)")
+    study.add_argument(
+        "--out", type=path_flag("--out"), help="output directory (default: results/study-NAME)"
+    )
     where = study.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_number(int, "--workers"), help="local processes")
     where.add_argument("--cluster", metavar="ADDRESS", help="Dask scheduler, tcp://host:port")
@@ -128,7 +131,9 @@ def parser() -> Parser:
     add_arguments(bench)
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
-    plot.add_argument("--overlay", metavar="DIR", help="a saved result drawn dashed")
+    plot.add_argument(
+        "--overlay", type=path_flag("--overlay"), metavar="DIR", help="a saved result drawn dashed"
+    )
     export = sub.add_parser("export", help="write a saved result as CSV, HDF5 or VTK (ParaView)")
     from .cli_export import add_arguments as add_export_arguments
 
@@ -155,9 +160,18 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     add_option_flags(run)
     _pairs_flag(run, "--set", "case parameter (repeatable); see `nlpmbd list`")
     _pairs_flag(run, "--ipopt", "extra IPOPT option (repeatable), e.g. max_iter=50")
-    run.add_argument("--out", help="output directory (default: results/CASE)")
-    run.add_argument("--resume", metavar="DIR", help="continue the interrupted run saved in DIR")
-    run.add_argument("--overlay", metavar="DIR", help="a saved result drawn dashed")
+    run.add_argument(
+        "--out", type=path_flag("--out"), help="output directory (default: results/CASE)"
+    )
+    run.add_argument(
+        "--resume",
+        type=path_flag("--resume"),
+        metavar="DIR",
+        help="continue the interrupted run saved in DIR (of the same model: see --force)",
+    )
+    run.add_argument(
+        "--overlay", type=path_flag("--overlay"), metavar="DIR", help="a saved result drawn dashed"
+    )
     _pairs_flag(
         run,
         "--compare",
@@ -167,7 +181,8 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--force",
         action="store_true",
-        help="run even when the step count or result size exceeds the sane bounds",
+        help="run even when the step count or result size exceeds the sane bounds; with --resume, "
+        "also when the model changed since the checkpoint (recorded in meta.json)",
     )
     run.add_argument("--no-plot", action="store_true", help="write no figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")

@@ -13,29 +13,14 @@ from ..errors import InputError, SolverFailure
 from ..io.outdir import OutputLock, prepare_output
 from ..io.result import SimulationResult
 from ..validation import short_repr
-from .cli_parser import flag_name, given_options, pairs
+from .cli_parser import given_options, pairs
+from .cli_resume import load_case, resumed
 from .exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_WRITE
 from .signals import StopFlag
 from .writer import ResultWriter
 
-#: Option groups whose flags may change a resumed run (they do not change its results).
-RESUMABLE_GROUPS = ("output",)
 #: Most warning lines printed in the summary (all are in meta.json).
 MAX_WARNINGS = 10
-
-
-def _case(name: str) -> tuple[Any, dict[str, Any]]:
-    """(case, its default options) of `run CASE`: a registered case (no options of its own),
-    or a model file (a name ending in .toml; io/model_file.py) with its [options]."""
-    if not name.endswith(".toml"):
-        from .registry import get_case
-
-        return get_case(name), {}
-    from ..io.model_file import load_model
-    from ..run.options import SimulationOptions
-
-    model = load_model(name, options=SimulationOptions)
-    return model.case, model.options
 
 
 def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any]) -> Any:
@@ -55,35 +40,6 @@ def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any]) -> A
     for key, value in defaults.items():  # a model file's [options], below the flags
         kw.setdefault(key, value)
     return SimulationOptions(**kw)
-
-
-def _resumed(args: argparse.Namespace) -> tuple[Any, Any, dict, Any, SimulationResult]:
-    """(case, system, parameters, options, checkpoint) of `run CASE --resume DIR`."""
-    from ..run.option_groups import GROUPS
-    from ..run.options import SimulationOptions
-
-    defining = [g for g in GROUPS if g not in RESUMABLE_GROUPS]
-    given = [flag_name(k) for k in given_options(args, defining)]
-    given += ["--h"] * (args.h is not None) + ["--set"] * bool(args.set)
-    given += ["--ipopt"] * bool(args.ipopt) + ["--out"] * (args.out is not None)
-    if given:
-        raise InputError(
-            f"--resume takes the run's settings from DIR/meta.json; drop {', '.join(given)}"
-        )
-    partial = SimulationResult.load(args.resume)
-    case, _ = _case(args.case)
-    if partial.meta.get("case") != case.name:
-        raise InputError(
-            f"--resume: {short_repr(args.resume)} holds a run of case "
-            f"{short_repr(partial.meta.get('case'))}, not {short_repr(case.name)}"
-        )
-    saved = partial.meta.get("parameters", {})
-    defaults = {p.name: p.default for p in case.parameters}
-    # only the values the run changed: a default of an inapplicable parameter is refused
-    system, params = case.build({k: v for k, v in saved.items() if defaults.get(k, v) != v})
-    stored = SimulationOptions.from_dict(partial.meta.get("options", {}))
-    options = stored.replace(**given_options(args, RESUMABLE_GROUPS))
-    return case, system, params, options, partial
 
 
 def read_overlay(path: str | None, bodies: list[str], joints: list[str]) -> tuple[Any, str]:
@@ -109,10 +65,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError("--compare cannot be combined with --overlay or --resume")
     partial = None
     if args.resume is not None:
-        case, system, params, options, partial = _resumed(args)
+        case, system, params, options, partial, meta = resumed(args)
         out, flag = Path(args.resume), "--resume"
     else:
-        case, defaults = _case(args.case)
+        case, defaults, source = load_case(args.case)
+        meta = {"source": source}
         system, params = case.build(pairs(args.set, "--set"))
         chosen = {k: v for k, v in case.option_defaults(params).items() if k not in defaults}
         options = _options(args, case, {**defaults, **chosen})
@@ -124,9 +81,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     overlay = read_overlay(args.overlay, *names)  # read before the run: a bad path fails fast
     prepare_output(out, flag)
     if args.compare:
-        overlay = _compared(args, case, options, out)
+        overlay = _compared(args, case, options, out, meta)
     with OutputLock(out, flag):
-        return _simulate_into(args, case, system, params, options, partial, out, overlay)
+        return _simulate_into(args, (case, meta), system, params, options, partial, out, overlay)
 
 
 def _applicable(case: Any, given: dict[str, str]) -> dict[str, str]:
@@ -145,7 +102,9 @@ def _applicable(case: Any, given: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _compared(args: argparse.Namespace, case: Any, options: Any, out: Path) -> tuple[Any, str]:
+def _compared(
+    args: argparse.Namespace, case: Any, options: Any, out: Path, meta: dict[str, Any]
+) -> tuple[Any, str]:
     """`--compare KEY=VALUE`: the case run first with those parameters changed, same options,
     into OUT-VALUE (no figures); its result and label as the overlay of the run proper."""
     changes = pairs(args.compare, "--compare")
@@ -155,7 +114,7 @@ def _compared(args: argparse.Namespace, case: Any, options: Any, out: Path) -> t
     prepare_output(where, "--compare")
     quiet = argparse.Namespace(**{**vars(args), "no_plot": True, "quiet": True})
     with OutputLock(where, "--compare"):
-        code = _simulate_into(quiet, case, system, params, options, None, where, (None, ""))
+        code = _simulate_into(quiet, (case, meta), system, params, options, None, where, (None, ""))
     if code != EXIT_OK:
         raise InputError(f"--compare: the run with {', '.join(args.compare)} failed ({where})")
     if not args.quiet:
@@ -165,7 +124,7 @@ def _compared(args: argparse.Namespace, case: Any, options: Any, out: Path) -> t
 
 def _simulate_into(
     args: argparse.Namespace,
-    case: Any,
+    model: tuple[Any, dict[str, Any]],
     system: Any,
     params: dict,
     options: Any,
@@ -175,8 +134,12 @@ def _simulate_into(
 ) -> int:
     from ..run.simulate import simulate
 
+    """Run into `out`; `model`: the case and what meta.json records of it (its source, the
+    model changes a forced resume let through)."""
+    case, recorded = model
     writer = ResultWriter(out)
-    meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv)}
+    meta = {"case": case.name, "parameters": params, "command": " ".join(sys.argv), **recorded}
+    meta["warnings"] = list(recorded.get("resume_forced", []))
     stop = StopFlag()
 
     def checkpoint(result: SimulationResult) -> None:

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..io.outdir import atomic_write
+from ..io.atomic import write_set
+from ..io.outdir import write_failure
 
 #: The figures of one run that are summarized (medians over rounds).
 FIGURES = ("setup_s", "loop_s", "per_step_us", "solve_median_us")
@@ -141,10 +142,13 @@ def raw_figures(results: Results, size: str) -> dict[str, Any]:
 
 def write_files(out: Path, markdown: str, payload: Mapping[str, Any]) -> None:
     """OUT/scaling.md and OUT/scaling.json (strict JSON: NaN and infinities as null)."""
-    out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_strict(payload), indent=1, allow_nan=False)
-    atomic_write(out / "scaling.json", lambda fh: fh.write(text.encode()))
-    atomic_write(out / "scaling.md", lambda fh: fh.write(markdown.encode()))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_set(out, {"scaling.json": text.encode(), "scaling.md": markdown.encode()})
+    except OSError as err:
+        kept = f"the report is printed above; {out} is as it was"
+        raise write_failure(err, "--out", out, kept) from None
 
 
 def _strict(obj: Any) -> Any:

@@ -5,10 +5,11 @@ memory goes to a rescue directory instead."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
-from ..io.outdir import record_figures, remove_recorded_figures
+from ..io.figure_list import record_figures, remove_recorded_figures
 from ..io.result import SimulationResult
 
 
@@ -46,11 +47,15 @@ class ResultWriter:
 
     def rescue(self, result: SimulationResult) -> Path | None:
         """Save the result in a new directory under the temporary directory; None if that
-        fails too."""
+        fails too (and then no directory is left behind)."""
         try:
             d = Path(tempfile.mkdtemp(prefix="nlpmbd-rescue-"))
+        except OSError:
+            return None
+        try:
             result.save(d)
         except OSError:
+            shutil.rmtree(d, ignore_errors=True)
             return None
         return d
 

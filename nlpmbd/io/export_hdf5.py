@@ -7,13 +7,14 @@ holds the metadata: `meta_json` (all of meta.json) and each top-level key as an 
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .atomic import atomic_write
 from .export_columns import labelled, need, unit_text
 from .files import json_default
 from .result import SimulationResult
@@ -21,27 +22,26 @@ from .schema import SCHEMA
 
 
 def write_hdf5(result: SimulationResult, path: Path) -> Path:
-    """Write `path` (under a temporary name first, so a reader never sees half a file)."""
+    """Write `path`. The file is built in memory and written by atomic_write: the HDF5 library
+    never touches the disk, so a failed write (a full disk, which it does not survive) is an
+    ordinary OSError with nothing partial left, and a reader never sees half a file."""
     h5py = need("h5py", "hdf5")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with h5py.File(tmp, "w") as f:
-            _write_meta(f, result.meta)
-            arrays = result.arrays()
-            for spec in SCHEMA:
-                a = arrays[spec.name]
-                compress = {"compression": "gzip"} if a.size and a.ndim else {}
-                d = f.create_dataset(spec.name, data=a, **compress)
-                cols = labelled(spec, a.shape, result.meta)
-                d.attrs["unit"] = unit_text(spec)
-                d.attrs["description"] = spec.description
-                d.attrs["per"] = spec.per
-                d.attrs["shape"] = " ".join(spec.shape)
-                d.attrs["columns"] = _strings(h5py, [c for c, _ in cols])
-                d.attrs["column_units"] = _strings(h5py, [u for _, u in cols])
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    image = io.BytesIO()
+    with h5py.File(image, "w") as f:
+        _write_meta(f, result.meta)
+        arrays = result.arrays()
+        for spec in SCHEMA:
+            a = arrays[spec.name]
+            compress = {"compression": "gzip"} if a.size and a.ndim else {}
+            d = f.create_dataset(spec.name, data=a, **compress)
+            cols = labelled(spec, a.shape, result.meta)
+            d.attrs["unit"] = unit_text(spec)
+            d.attrs["description"] = spec.description
+            d.attrs["per"] = spec.per
+            d.attrs["shape"] = " ".join(spec.shape)
+            d.attrs["columns"] = _strings(h5py, [c for c, _ in cols])
+            d.attrs["column_units"] = _strings(h5py, [u for _, u in cols])
+    atomic_write(path, lambda fh: fh.write(image.getbuffer()))
     return path
 
 

@@ -13,6 +13,7 @@ The two are parts 0 and 1, named, of each time step of the .pvd (a multiblock in
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,8 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from .atomic import atomic_write, staging
 from .export_columns import need
-from .outdir import atomic_write
 from .result import SimulationResult
 
 #: Most frames written when `every` is not given.
@@ -45,34 +46,47 @@ def frame_indices(n_points: int, every: int | None) -> list[int]:
 
 def write_vtk(result: SimulationResult, out: Path, every: int | None, files: list[Path]) -> int:
     """Write the .pvd and its frames into `out`; append the paths to `files` (the .pvd first);
-    return the number of frames."""
+    return the number of frames. The frames are written into a staging folder first: a failed
+    write (a full disk) leaves `out` as it was."""
     meshio = need("meshio", "vtk")
-    pvd = out / "result.pvd"
-    pvd.unlink(missing_ok=True)  # it would list the frames removed next
-    frames = out / "frames"
-    frames.mkdir(exist_ok=True)
-    for old in frames.iterdir():
-        if FRAME_NAME.fullmatch(old.name):
-            old.unlink()
     rows = frame_indices(result.t.shape[0], every)
     width = len(str(result.t.shape[0] - 1))
     has_contacts = result.contact_point.shape[1] > 0
     entries: list[tuple[float, int, str, str]] = []
-    written: list[Path] = []
-    for k in rows:
-        parts = [("bodies", _bodies(meshio, result, k))]
-        if has_contacts:
-            parts.append(("contacts", _contacts(meshio, result, k)))
-        for part, (kind, mesh) in enumerate(parts):
-            path = frames / f"{kind}_{k:0{width}d}.vtu"
-            meshio.write(path, mesh, file_format="vtu")
-            written.append(path)
-            entries.append((float(result.t[k]), part, kind, f"frames/{path.name}"))
-    text = _pvd(entries, result.body_names, list(result.meta.get("contact_labels", [])))
-    # written last: the collection only ever lists complete frames
-    atomic_write(pvd, lambda fh: fh.write(text.encode()))
-    files.extend([pvd, *written])
+    names: list[str] = []
+    with staging(out) as stage:
+        for k in rows:
+            parts = [("bodies", _bodies(meshio, result, k))]
+            if has_contacts:
+                parts.append(("contacts", _contacts(meshio, result, k)))
+            for part, (kind, mesh) in enumerate(parts):
+                name = f"{kind}_{k:0{width}d}.vtu"
+                meshio.write(stage / name, mesh, file_format="vtu")
+                names.append(name)
+                entries.append((float(result.t[k]), part, kind, f"frames/{name}"))
+        text = _pvd(entries, result.body_names, list(result.meta.get("contact_labels", [])))
+        atomic_write(stage / "result.pvd", lambda fh: fh.write(text.encode()))
+        pvd = out / "result.pvd"
+        pvd.unlink(missing_ok=True)  # it would list the frames replaced next
+        frames = _frames_folder(out)
+        for old in frames.iterdir():
+            if FRAME_NAME.fullmatch(old.name):
+                old.unlink()
+        for name in names:
+            os.replace(stage / name, frames / name)
+        # moved last: the collection only ever lists complete frames
+        os.replace(stage / "result.pvd", pvd)
+    files.extend([pvd, *(frames / name for name in names)])
     return len(rows)
+
+
+def _frames_folder(out: Path) -> Path:
+    """OUT/frames as a directory of its own: a link there is replaced, not followed."""
+    frames = out / "frames"
+    if frames.is_symlink():
+        frames.unlink()
+    frames.mkdir(exist_ok=True)
+    return frames
 
 
 def _vertices(meshio: Any, points: np.ndarray, data: dict[str, np.ndarray]) -> Any:
@@ -124,5 +138,6 @@ def _pvd(entries: list[tuple[float, int, str, str]], bodies: list[str], contacts
 
 
 def _comment(names: list[str]) -> str:
-    # "--" may not appear inside an XML comment
-    return "(" + ", ".join(names).replace("--", "- -") + ")"
+    # an XML comment may not hold "--" nor end in "-": a space after every "-" keeps the names
+    # readable and the comment valid
+    return "(" + ", ".join(names).replace("-", "- ") + ")"

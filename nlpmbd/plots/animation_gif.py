@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io.atomic import replacing
 from .animation_build import AnimationData
 from .animation_meshcat import view_transform
 from .animation_solids import Solid, bar, circle, outline
@@ -166,7 +167,7 @@ def write_gif(
     frames = np.unique(np.linspace(0, n - 1, min(n, max_frames)).round().astype(int))
     out = Path(path)
     writer = PillowWriter(fps=fps)
-    with writer.saving(fig, str(out), dpi=80):
+    with replacing(out) as tmp, writer.saving(fig, str(tmp), dpi=80):
         for k in frames:
             paths, colors = _paths(data, int(k), view)
             solids.set_paths(paths)

@@ -34,6 +34,7 @@ from .flexible import flexible_figures
 from .joint_figures import joint_figures
 from .orbit import clearance_figures
 from .orientation import active_rows, orientation
+from .saving import save_figure
 from .scales import fixed_layout
 
 if TYPE_CHECKING:
@@ -141,10 +142,7 @@ def figure_specs(
 
 def _save(result: SimulationResult, path: Path, title: str, spec: Spec, dpi: float) -> Path:
     """Draw one standard figure (`render`), write it and clear it."""
-    fig = render(result, spec, title)
-    fig.savefig(path, dpi=dpi)
-    fig.clear()
-    return path
+    return save_figure(render(result, spec, title), path, dpi)
 
 
 def render(result: SimulationResult, spec: Spec, title: str = "") -> Figure:

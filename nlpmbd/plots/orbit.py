@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..io.figure_list import figure_stem
 from ..io.result import SimulationResult
 from .clearance_data import Track, axial_position, joint_tracks, radial_joints
+from .saving import save_figure
 from .scales import fixed_layout, force_rows, min_span, relative_span, style
 
 if TYPE_CHECKING:
@@ -57,10 +59,7 @@ def clearance_figures(result: SimulationResult, out: Path, fmt: str, dpi: float)
         for ax in time_axes[:-1]:
             ax.tick_params(labelbottom=False)
         fixed_layout(fig, 1 + n_time, n_orbit, hgap=0.6, wgap=1.0, top=0.95)
-        path = out / f"clearance_{joint}.{fmt}"
-        fig.savefig(path, dpi=dpi)
-        fig.clear()
-        paths.append(path)
+        paths.append(save_figure(fig, out / f"clearance_{figure_stem(joint)}.{fmt}", dpi))
     return paths
 
 

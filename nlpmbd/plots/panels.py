@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .saving import save_figure
 from .scales import log_floor, min_span, note, relative_span
 
 
@@ -74,9 +75,7 @@ def save_panels(
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
-    fig.clear()
-    return out
+    return save_figure(fig, out, dpi)
 
 
 def _floor(panel: Panel) -> float:

@@ -126,5 +126,7 @@ class Run:
         if not completed:
             info["resume"] = resume_state(state, totals)
         result = self.history.result(dict(info))
-        result.meta["warnings"] = self.checks.warnings(result)
+        # the caller's warnings (a forced resume's) first, then the validity checks'
+        given = [w for w in info.get("warnings") or [] if isinstance(w, str)]
+        result.meta["warnings"] = [*given, *self.checks.warnings(result)]
         return result

@@ -67,7 +67,8 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
         first = Predictor(QPStep(kernel, plugin, backup=None, whole=False), nlp)
     if not kernel.second_order:
         return first
-    return VerletStep(first, attempt_function(kernel, plugin, options.friction, 8, whole=False))
+    attempt = attempt_function(kernel, plugin, options.friction, 8, whole=False)
+    return VerletStep(first, attempt, plugin)
 
 
 def predictable(kernel: StepKernel, options: SimulationOptions) -> bool:

@@ -21,6 +21,10 @@ from typing import Any
 from ..errors import InputError
 from ..validation import short_repr
 
+#: In every IPOPT solve nlpmbd creates: read no options file. IPOPT otherwise reads ipopt.opt
+#: in the working directory, whose options bypass check_ipopt_options (its output_file writes
+#: a log anywhere); IPOPT documents an empty option_file_name as "disables reading".
+NO_OPTIONS_FILE = {"ipopt.option_file_name": ""}
 #: IPOPT stores integer options as C ints.
 INT_RANGE = (-(2**31), 2**31 - 1)
 
@@ -98,6 +102,7 @@ def _trial(options: Mapping[str, Any], output_file: str | None = None) -> str:
     x = ca.SX.sym("x")
     opts = {f"ipopt.{k}": v for k, v in options.items()}
     opts.update({"print_time": False, "error_on_fail": False, "ipopt.sb": "yes"})
+    opts.update(NO_OPTIONS_FILE)
     if output_file is not None:
         opts.update(
             {

@@ -22,6 +22,7 @@ from ..errors import InputError
 from .config import DEFAULT_FRICTION, Formulation, Friction
 from .flush import flushed
 from .graph import NLPGraph, build_graph
+from .ipopt_options import NO_OPTIONS_FILE
 from .kernel import StepKernel
 from .numeric import Numeric
 from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
@@ -114,7 +115,7 @@ class NLPStep(StepSolver):
         self._post, self._rows = Numeric(g.post), Numeric(g.rows)  # no DM in the loop
         self._impacts, self._induced = Numeric(g.impacts), Numeric(g.induced)
         nlp = {"x": g.x, "p": g.p, "f": g.f, "g": g.g}
-        base = {**_IPOPT_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol}
+        base = {**_IPOPT_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol, **NO_OPTIONS_FILE}
         user = {f"ipopt.{k}": val for k, val in (ipopt or {}).items()}
         try:
             self.solver_warm = ca.nlpsol(

@@ -22,6 +22,7 @@ from .nlp import NLPStep, Start
 from .numeric import Numeric
 from .qp import QPStep
 from .qp_graph import ATTEMPT_OUT
+from .quiet import quiet_for
 from .solver import SOLVED, StepInputs, StepSolution, StepSolver
 
 
@@ -100,7 +101,8 @@ class Predictor(StepSolver):
 
     def _predict(self, P: np.ndarray, h_lo: float, h_hi: float) -> _Guess | None:
         """The QP at h = h_hi as a point of the NLP; None when the QP failed."""
-        x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
+        with quiet_for(self.qp.plugin):
+            x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
         if not float(ok):
             return None
         x, lam_g = np.ravel(x), np.ravel(lam_g)

@@ -33,6 +33,7 @@ import numpy as np
 from ..model.kinematics import advance
 from ..model.mass import mass_factor
 from ..model.symbolic import SymbolicModel
+from .ipopt_options import NO_OPTIONS_FILE
 
 #: DAQP (a dual active-set method, compiled with the chunks): its cost grows like that of the
 #: step QP's (step/qp_graph.py), where qrqp's sparse QR grows as N^3 (issue 15's chain)
@@ -45,6 +46,7 @@ _QUIET_NLP = {
     "ipopt.tol": 1e-10,
     "ipopt.bound_relax_factor": 0.0,
     "ipopt.max_iter": 100,
+    **NO_OPTIONS_FILE,
 }
 
 

@@ -9,7 +9,6 @@ Python (the step-size controller, steps a chunk could not take), with qpOASES as
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 from typing import Any
@@ -20,7 +19,7 @@ import numpy as np
 from .config import DEFAULT_FRICTION, Friction, QPPlugin
 from .kernel import StepKernel
 from .qp_graph import ATTEMPT_OUT, attempt_function
-from .quiet import silent_stdout
+from .quiet import quiet_for, silent_stdout
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
 
@@ -148,7 +147,7 @@ class QPStep(StepSolver):
         use = self.kernel.use if inputs.curvature else 0.0
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         args = (inputs.t, inputs.q, inputs.v, inputs.h_hi, use, applied, normal)
-        with silent_stdout() if self.plugin is QPPlugin.QPOASES else contextlib.nullcontext():
+        with quiet_for(self.plugin):
             out, ok = self._try(self.attempt, args)
         if not ok and self.backup is not None:
             with silent_stdout():

@@ -25,3 +25,9 @@ def silent_stdout() -> Iterator[None]:
         libc.fflush(None)
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def quiet_for(plugin: str) -> contextlib.AbstractContextManager[None]:
+    """silent_stdout() around the calls of a qpOASES solver (its banner comes with every memory
+    it allocates: in the predictor, the velocity stage, the backup), nothing for the others."""
+    return silent_stdout() if plugin == "qpoases" else contextlib.nullcontext()

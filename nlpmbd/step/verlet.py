@@ -33,6 +33,7 @@ import casadi as ca
 import numpy as np
 
 from .kernel import StepKernel
+from .quiet import quiet_for
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
 #: outputs of a step attempt that add up over the stages (the forces), by index
@@ -83,9 +84,11 @@ class VerletStep(StepSolver):
     """The scheme around a solver of its position stage (the NLP path: IPOPT, the predictor,
     the friction fixed point); the velocity stage is the step QP (not compiled)."""
 
-    def __init__(self, first: StepSolver, attempt: ca.Function) -> None:
-        """`attempt`: the position stage's step QP (qp_graph.attempt_function, whole=False)."""
+    def __init__(self, first: StepSolver, attempt: ca.Function, plugin: str) -> None:
+        """`attempt`: the position stage's step QP (qp_graph.attempt_function, whole=False)
+        solved by `plugin`."""
         super().__init__(first.kernel)
+        self.plugin = plugin
         self.first, self.variable_h = first, first.variable_h
         k, N = first.kernel, first.kernel.model.n_bodies
         args = [ca.MX.sym(n, s) for n, s in (("t", 1), ("q", 7 * N), ("v", 6 * N), ("v0", 6 * N))]
@@ -102,7 +105,8 @@ class VerletStep(StepSolver):
             return a
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         normal = np.maximum(2 * a.lam, 0.0)  # stage 1 carries about half the normal impulse
-        b = self._stage(inputs.t + a.h, a.q, a.v, inputs.v, a.h, applied, normal)
+        with quiet_for(self.plugin):
+            b = self._stage(inputs.t + a.h, a.q, a.v, inputs.v, a.h, applied, normal)
         b = [np.asarray(x, dtype=float) for x in b]
         friction = a.friction if a.friction is not None else np.zeros((3, a.lam.size))
         return replace(
