@@ -62,7 +62,9 @@ def test_orbit_inside_the_circle_with_the_first_impact(runs) -> None:
 
 def test_difference_panels_of_an_overlay(runs, tmp_path: Path) -> None:
     loose, ideal = runs
-    paths = plot_result(loose, tmp_path, overlay=ideal, overlay_label="ideal", dpi=40)
+    paths = plot_result(
+        loose, tmp_path, overlay=ideal, overlay_label="ideal", dpi=40, figures="all"
+    )
     names = {p.stem for p in paths}
     assert {"positions", "orientation", "clearance_pin", "joint_forces"} <= names
     assert all(p.stat().st_size > 1000 for p in paths)

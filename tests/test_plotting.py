@@ -76,14 +76,29 @@ def assert_pngs(paths: list[Path], out: Path, names: list[str]) -> None:
 
 
 def test_writes_all_figures(tmp_path: Path) -> None:
-    paths = plot_result(synthetic(), tmp_path / "figs")
+    paths = plot_result(synthetic(), tmp_path / "figs", figures="all")
     assert_pngs(paths, tmp_path / "figs", STANDARD + CONTACTS)
+
+
+def test_the_default_draws_the_standard_set(tmp_path: Path) -> None:
+    """A run's figures by default: positions, energy, step size (where h varied), contacts;
+    the rest on request (figures="all", or `nlpmbd plot`)."""
+    varied = synthetic()
+    assert varied.h.max() > varied.h.min()
+    paths = plot_result(varied, tmp_path / "a")
+    assert_pngs(paths, tmp_path / "a", ["positions", "step_size", "energy", "contacts"])
+    fixed = synthetic()
+    fixed.h[:] = fixed.h[0]
+    paths = plot_result(fixed, tmp_path / "b")
+    assert_pngs(paths, tmp_path / "b", ["positions", "energy", "contacts"])
+    with pytest.raises(InputError, match="figures must be one of standard, all"):
+        plot_result(fixed, tmp_path / "c", figures="some")
 
 
 def test_no_contacts_no_steps(tmp_path: Path) -> None:
     result = synthetic(n=0, bodies=1, m=0, e=0, j=0)
     assert result.n_steps == 0 and result.lam.shape == (1, 0)
-    paths = plot_result(result, tmp_path)
+    paths = plot_result(result, tmp_path, figures="all")
     assert_pngs(paths, tmp_path, STANDARD)
     assert not (tmp_path / "contacts.png").exists()
 
@@ -93,11 +108,11 @@ def test_missing_metadata_and_constant_step(tmp_path: Path) -> None:
     result.meta = {}
     result.h = np.full(3, 2e-3)
     result.comp_residual = np.zeros(3)
-    assert_pngs(plot_result(result, tmp_path, dpi=60), tmp_path, STANDARD + CONTACTS)
+    assert_pngs(plot_result(result, tmp_path, dpi=60, figures="all"), tmp_path, STANDARD + CONTACTS)
 
 
 def test_other_format_and_bad_arguments(tmp_path: Path) -> None:
-    paths = plot_result(synthetic(), tmp_path, fmt="svg")
+    paths = plot_result(synthetic(), tmp_path, fmt="svg", figures="all")
     assert [p.suffix for p in paths] == [".svg"] * 9
     with pytest.raises(InputError, match="format"):
         plot_result(synthetic(), tmp_path / "x", fmt="nope")
@@ -115,7 +130,7 @@ def test_real_pendulum_run(tmp_path: Path) -> None:
     system, _params = case.build({})
     res = simulate(system, SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3))
     assert res.lam.shape[1] == 0
-    paths = plot_result(res, tmp_path)
+    paths = plot_result(res, tmp_path, figures="all")
     assert_pngs(paths, tmp_path, STANDARD + ["joint_forces"])
 
 
@@ -124,5 +139,5 @@ def test_overlay_of_ideal_under_clearance_run(tmp_path: Path) -> None:
     opts = SimulationOptions(t_end=0.05, h_min=1e-3, h_max=1e-3)
     ideal = simulate(case.build({})[0], opts, meta={"parameters": {"joint": "ideal"}})
     loose = simulate(case.build({"joint": "clearance"})[0], opts)
-    paths = plot_result(loose, tmp_path, overlay=ideal, overlay_label="ideal")
+    paths = plot_result(loose, tmp_path, overlay=ideal, overlay_label="ideal", figures="all")
     assert_pngs(paths, tmp_path, STANDARD + CONTACTS + ["clearance_pin"])

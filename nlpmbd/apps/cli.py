@@ -90,7 +90,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     with OutputLock(out, "plot"):
         remove_recorded_figures(out)
         try:
-            ResultWriter(out).figures(result, overlay)
+            ResultWriter(out).figures(result, overlay, args.figures)
         except OSError as err:
             kept = "the result there is unchanged; the figures written before are complete"
             raise write_failure(err, "plot", out, kept) from None

@@ -132,6 +132,9 @@ def parser() -> Parser:
     plot = sub.add_parser("plot", help="draw the figures of a saved result again")
     plot.add_argument("dir")
     plot.add_argument(
+        "--figures", choices=("standard", "all"), default="all", help="which figures (all)"
+    )
+    plot.add_argument(
         "--overlay", type=path_flag("--overlay"), metavar="DIR", help="a saved result drawn dashed"
     )
     export = sub.add_parser("export", help="write a saved result as CSV, HDF5 or VTK (ParaView)")
@@ -185,6 +188,13 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "also when the model changed since the checkpoint (recorded in meta.json)",
     )
     run.add_argument("--no-plot", action="store_true", help="write no figures")
+    run.add_argument(
+        "--figures",
+        choices=("standard", "all"),
+        default="standard",
+        help="standard: positions, energy, step size, contacts and the joints' own figures; "
+        "all: also velocities, orientation, residuals, joint forces, contact points",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
 

@@ -179,7 +179,7 @@ def _report(
         return EXIT_WRITE
     if result is not None and not args.no_plot:
         try:
-            writer.figures(result, overlay)
+            writer.figures(result, overlay, args.figures)
         except OSError as err:
             print(
                 f"nlpmbd: figures could not be written to {writer.out} ({err.strerror or err}); "

@@ -37,12 +37,17 @@ class ResultWriter:
         return True
 
     def figures(
-        self, result: SimulationResult, overlay: tuple[SimulationResult | None, str]
+        self,
+        result: SimulationResult,
+        overlay: tuple[SimulationResult | None, str],
+        figures: str = "standard",
     ) -> None:
         """Draw the figures (OSError if they cannot be written)."""
         from ..plots.figures import plot_result
 
-        paths = plot_result(result, self.out, overlay=overlay[0], overlay_label=overlay[1])
+        paths = plot_result(
+            result, self.out, overlay=overlay[0], overlay_label=overlay[1], figures=figures
+        )
         record_figures(self.out, paths)
 
     def rescue(self, result: SimulationResult) -> Path | None:

@@ -69,7 +69,10 @@ def write_result(
     text = json.dumps(meta, indent=2, sort_keys=True)
     stored = {**arrays, EMBEDDED_META: np.array(text)}
     _drop_foreign_meta_json(d / "meta.json", meta)
-    atomic_write(d / "result.npz", lambda fh: np.savez_compressed(fh, **stored))  # type: ignore[arg-type]
+    # uncompressed: 1e5 pendulum steps (42 MB of arrays) write in 0.06 s CPU against 1.05 s
+    # compressed (0.73 s at zlib's fastest level: float data barely compress), for a file 1.6x
+    # larger; the compiled stepping of those steps takes about 1 s
+    atomic_write(d / "result.npz", lambda fh: np.savez(fh, **stored))  # type: ignore[arg-type]
     atomic_write(d / "meta.json", lambda fh: fh.write(text.encode()))
     return d
 

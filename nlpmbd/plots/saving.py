@@ -5,7 +5,7 @@ never written through."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..io.atomic import atomic_write
 
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 def save_figure(fig: Figure, path: Path, dpi: float) -> Path:
     """Write `fig` to `path` in the format its suffix names, then clear the figure."""
-    atomic_write(path, lambda fh: fig.savefig(fh, format=path.suffix[1:], dpi=dpi))
+    fmt = path.suffix[1:]
+    # zlib's fastest level: a third of the PNG time of the default, files ~1.3x larger
+    extra: dict[str, Any] = {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
+    atomic_write(path, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi, **extra))
     fig.clear()
     return path
