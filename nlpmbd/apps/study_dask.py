@@ -88,10 +88,16 @@ def _outcome(future: Any, spec: RunSpec, root: str) -> RunOutcome:
 def run_dask(
     todo: list[RunSpec], root: str, cluster: str, stop: Stop, work: Work
 ) -> Iterator[RunOutcome]:
-    """Outcomes of `work(spec, root=root)` for every spec, as they finish, on the cluster."""
+    """Outcomes of `work(spec, root=root)` for every spec, as they finish, on the cluster
+    (reached now: InputError if it cannot be)."""
+    return _outcomes(_connect(cluster), todo, root, cluster, stop, work)
+
+
+def _outcomes(
+    client: Any, todo: list[RunSpec], root: str, cluster: str, stop: Stop, work: Work
+) -> Iterator[RunOutcome]:
     from distributed import wait
 
-    client = _connect(cluster)
     with _quiet_dask():
         futures = {client.submit(work, spec, root=root, pure=False): spec for spec in todo}
         pending = set(futures)

@@ -67,17 +67,16 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
 def backend(
     todo: list[RunSpec], root: str, workers: int | None, cluster: str | None, stop: Stop
 ) -> Iterator[RunOutcome]:
-    """Outcomes as runs finish, from the chosen executor."""
+    """Outcomes as runs finish, from the chosen executor (a cluster is reached now: an
+    unreachable one is an InputError before anything is shown)."""
     if not todo:
-        return
+        return iter(())
     if cluster is not None:
-        yield from run_dask(todo, root, cluster, stop, execute)
-        return
+        return run_dask(todo, root, cluster, stop, execute)
     n = workers or os.cpu_count() or 1
     if n == 1 or len(todo) == 1:
-        yield from iterate_serial(todo, root, stop)
-        return
-    yield from run_pool(todo, root, min(n, len(todo)), stop, execute)
+        return iterate_serial(todo, root, stop)
+    return run_pool(todo, root, min(n, len(todo)), stop, execute)
 
 
 def run_specs(
@@ -115,8 +114,9 @@ def run_specs(
             todo.append(spec)
         else:
             done[spec.label] = previous
+    outcomes = backend(todo, root, workers, cluster, stop or (lambda: False))
     with StudyProgress(progress, len(specs), len(done)) as bar:
-        for outcome in backend(todo, root, workers, cluster, stop or (lambda: False)):
+        for outcome in outcomes:
             done[outcome.label] = outcome
             bar.update(outcome)
             if on_done is not None:
