@@ -504,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
                 DAMAGE + DAMAGE_LIMITS,
             )
         )
-        good = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), GOOD_LIMITS))  # fmt: skip
+        runs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), GOOD_LIMITS))  # fmt: skip
         harmless = list(pool.map(lambda item: (item[0], *_damaged(args.python, root, item[1])), HARMLESS))  # fmt: skip
     for title, rows, good in (
         ("bad inputs", inputs, "clean"),
@@ -518,11 +518,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nbad inputs clear: {sum(ok for _, ok, _ in inputs)} / {len(inputs)}")
     print(f"damaged result files refused: {sum(ok for _, ok, _ in damage)} / {len(damage)}")
     print(f"harmless changes refused (false alarms): {len(wrongly)} / {len(harmless)} {wrongly}")
-    failing = [f"{name} ({what})" for name, _, what in good if not what.startswith("exit 0")]
-    print(f"good inputs that did not run: {len(failing)} / {len(good)} {failing}")
+    failing = [f"{name} ({what})" for name, _, what in runs if not what.startswith("exit 0")]
+    print(f"good inputs that did not run: {len(failing)} / {len(runs)} {failing}")
     if args.json:
         args.json.write_text(json.dumps({"inputs": inputs, "damage": damage, "harmless": harmless,
-                                         "good": good}))  # fmt: skip
+                                         "good": runs}))  # fmt: skip
     shutil.rmtree(root, ignore_errors=True)
     return 0
 
