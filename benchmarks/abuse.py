@@ -6,7 +6,10 @@ it exits 2 with exactly one stderr line "nlpmbd: error: ..." of fewer than 500 c
 traceback. Each damaged result directory (a short good run, then one damage) is REFUSED when
 `plot DIR` (and, for a partial result, `run revolute --resume DIR`) exits 2 the same way.
 --python selects the interpreter, so the code of another checkout (installed in its own
-virtual environment) can be measured the same way.
+virtual environment) can be measured the same way. An entry may have a setup hook that writes
+its input (a model file) into the temporary directory first. GOOD_LIMITS are inputs that must
+run (exit 0). Each command gets at most MEMORY of address space and 600 s, so a reader that
+allocates without limit fails instead of taking the machine.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ still to do (concurrent.futures' pool instead breaks as a whole, with a tracebac
 Workers are fresh interpreters ("spawn": no fork of a process holding CasADi/IPOPT state), leave
 Ctrl-C to the parent (the terminal sends it to the whole process group; the parent stops the
 study) and die with the parent: on Linux the kernel kills them when it dies
-(PR_SET_PDEATHSIG), elsewhere a thread watches for it.
+(PR_SET_PDEATHSIG; strictly when the thread that started them ends, which is the thread that
+consumes `run_pool`), elsewhere a thread watches for it.
 """
 
 from __future__ import annotations
