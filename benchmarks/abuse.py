@@ -485,7 +485,7 @@ def _damaged(python: str, root: Path, damage) -> tuple[bool, str]:
         damage(d)
         results = []
         for argv in (["plot", str(d)], ["run", "revolute", "--resume", str(d), "--quiet"]):
-            results.append(_command(python, argv))
+            results.append(_command(python, argv, tmp))  # not in a checkout: --python's nlpmbd
         ok = all(r[0] for r in results)
         return ok, "; ".join(r[1] for r in results)
 
