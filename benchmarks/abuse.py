@@ -7,19 +7,26 @@ traceback, or, for an entry with a check of its own (a Probe, benchmarks/abuse_o
 that check passes (e.g. a planted link not followed: exit 0, its target untouched). Each damaged result directory (a short good run, then one damage) is REFUSED when
 `plot DIR` (and, for a partial result, `run revolute --resume DIR`) exits 2 the same way.
 --python selects the interpreter, so the code of another checkout (installed in its own
-virtual environment) can be measured the same way.
+virtual environment) can be measured the same way. An entry may have a setup hook that writes
+its input (a model file) into the temporary directory first. GOOD_LIMITS are inputs that must
+run (exit 0). Each command gets at most MEMORY of address space and 600 s, so a reader that
+allocates without limit fails instead of taking the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -54,6 +61,8 @@ RUN = ["--t-end", "0.002", "--no-plot", "--quiet"]
 #: Longest a command may take (s): one that runs a whole bench instead of refusing its input
 #: is a failure, not a hang of the corpus.
 TIMEOUT = 600
+#: Address space of each command (bytes).
+MEMORY = 8 << 30
 LONG = "x" * 100000
 
 BAD: list[tuple[str, list[str]]] = [
@@ -203,6 +212,149 @@ BAD_OUTPUT: list[tuple] = [
 ]  # fmt: skip
 #: Every case parameter: out of range, wrong type, not finite.
 PARAMETER_VALUES = ("-1e300", "1e300", "nan", "inf", "abc", "")
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: A model file (`run m.toml`): a pendulum on a pin with radial clearance and a torque; the
+#: fields are replaced by the entries below. Names are TOML literal strings (no escapes).
+MODEL = """[model]
+name = "m"
+[[bodies]]
+name = '{body}'
+mass = 1.0
+inertia = [2e-3, 0.085, 0.085]
+position = {position}
+[[joints]]
+type = "{joint_type}"
+name = '{joint}'
+hole = '{body}'
+pin = "GROUND"
+center = {center}
+axis = [0.0, 0.0, 1.0]
+length = {length}
+hole_radius = {hole_radius}
+pin_radius = 0.01
+axial_play = {axial_play}
+[[loads]]
+type = "torque"
+name = '{load}'
+body = '{body}'
+value = [0.0, 0.0, "{torque}"]
+{extra}
+[options]
+t_end = 0.002
+h_min = 0.001
+h_max = 0.001
+solver = "qp"
+"""
+MODEL_FIELDS = {
+    "body": "arm", "position": "[0.5, 0.0, 0.0]", "joint_type": "revolute_clearance",
+    "joint": "pin", "center": "[0.0, 0.0, 0.0]", "length": "0.05", "hole_radius": "0.0101",
+    "axial_play": "0.0", "load": "push", "torque": "0.5 * sin(2 * pi * t)", "extra": "",
+}  # fmt: skip
+SPRING = """[[loads]]
+type = "spring_damper"
+name = "spring"
+parent = "GROUND"
+child = "arm"
+point_parent = [0.5, 0.5, 0.0]
+point_child = {point}
+stiffness = 10.0
+length0 = {length0}
+"""
+FORCE = '[[loads]]\ntype = "force"\nname = "f"\nbody = "arm"\nvalue = [{value}]\npoint = {point}\n'
+RUN_M = ["run", "m.toml", "--no-plot", "--quiet"]
+
+
+def _model(**fields):
+    """A setup hook writing m.toml: MODEL with `fields` replaced."""
+    text = MODEL.format(**(MODEL_FIELDS | fields))
+    return lambda d: (d / "m.toml").write_text(text)
+
+
+def _example(case: str, old: str, new: str):
+    """A setup hook writing m.toml: examples/CASE.toml with `old` replaced by `new`."""
+
+    def setup(d: Path) -> None:
+        text = (EXAMPLES / f"{case}.toml").read_text()
+        assert old in text, (case, old)
+        (d / "m.toml").write_text(text.replace(old, new))
+
+    return setup
+
+
+def _many(section: str, count: int):
+    """A setup hook writing m.toml with `count` [[bodies]] (or 2 bodies and `count` joints or
+    loads): setting up 3000 bodies took minutes and GBs."""
+    body = '[[bodies]]\nname = "b{k}"\nmass = 1.0\ninertia = [1e-3, 1e-3, 1e-3]\n'
+    entry = {
+        "joints": '[[joints]]\ntype = "spherical"\nname = "j{k}"\nparent = "GROUND"\n'
+        'child = "b0"\npoint = [0.0, 0.0, 0.0]\n',
+        "loads": '[[loads]]\ntype = "force"\nname = "f{k}"\nbody = "b0"\nvalue = [0.0, 1.0, 0.0]\n',
+    }
+    n_bodies = count if section == "bodies" else 2
+    text = "".join(body.format(k=k) for k in range(n_bodies))
+    if section != "bodies":
+        text += "".join(entry[section].format(k=k) for k in range(count))
+    return lambda d: (d / "m.toml").write_text(text + "[options]\nt_end = 0.002\n")
+
+
+DRIVEN = ("slider_crank_driven", 'motion = "5000 * 2 * pi / 60 * t"')
+#: Model files, study options (issue 34, items 6, 7, 9): model sizes, expression domain
+#: errors, absurd geometry; entries with a setup hook that writes the model file first.
+BAD_STUDY_LIMITS: list[tuple] = [
+    ("model 3000 bodies", RUN_M, _many("bodies", 3000)),
+    ("model 501 joints", RUN_M, _many("joints", 501)),
+    ("model 501 loads", RUN_M, _many("loads", 501)),
+    ("expression (-8)**(1/3)", RUN_M, _model(torque="(-8)**(1/3)")),
+    ("expression (-1)**0.5", RUN_M, _model(torque="(-1)**0.5")),
+    ("expression t*(-2.5)**1.5", RUN_M, _model(torque="t * (-2.5)**1.5")),
+    ("expression max(t, (-2)**0.5)", RUN_M, _model(torque="max(t, (-2)**0.5)")),
+    ("expression 1e200*1e200 - t", RUN_M, _model(torque="1e200 * 1e200 - t")),
+    ("expression exp(1000)*t", RUN_M, _model(torque="exp(1000) * t")),
+    ("expression log(-1)", RUN_M, _model(torque="log(-1)")),
+    ("expression 10**400", RUN_M, _model(torque="10**400")),
+    ("expression x*(-1)**0.5 (force)", RUN_M,
+     _model(extra=FORCE.format(value='"x * (-1)**0.5", 0.0, 0.0', point="[0.0, 0.0, 0.0]"))),
+    ("motion (-8)**(1/3)*t", RUN_M, _example(*DRIVEN, 'motion = "(-8)**(1/3) * t"')),
+    ("motion sqrt(t - 1)", RUN_M, _example(*DRIVEN, 'motion = "sqrt(t - 1)"')),
+    ("hole_radius 1e300", RUN_M, _model(hole_radius="1e300")),
+    ("hole_radius 1e10", RUN_M, _model(hole_radius="1e10")),
+    ("length 1e300", RUN_M, _model(length="1e300")),
+    ("center 1e300", RUN_M, _model(center="[1e300, 0.0, 0.0]")),
+    ("axial_play 1e300", RUN_M, _model(axial_play="1e300")),
+    ("body position 1e300", RUN_M, _model(position="[1e300, 0.0, 0.0]")),
+    ("body position -1e6", RUN_M, _model(position="[0.5, -1e6, 0.0]")),
+    ("ideal pin point 1e300", RUN_M,
+     _example("pendulum", "point = [0, 0, 0]", "point = [0, 1e300, 0]")),
+    ("spring point 1e300", RUN_M, _model(extra=SPRING.format(point="[1e300, 0.0, 0.0]", length0=0.5))),
+    ("spring length0 1e300", RUN_M, _model(extra=SPRING.format(point="[0.5, 0.0, 0.0]", length0="1e300"))),
+    ("force point 1e300", RUN_M,
+     _model(extra=FORCE.format(value="0.0, 1.0, 0.0", point="[1e300, 0.0, 0.0]"))),
+    ("plane_contact point 1e300", RUN_M,
+     _example("box_drop", "[-0.1, -0.05, -0.05],", "[-1e300, -0.05, -0.05],")),
+    ("slider width 1e300", RUN_M, _example("slider_crank", "width = 0.05", "width = 1e300")),
+    ("slider clearance 1e300", RUN_M,
+     _example("slider_crank", "clearance = 0.001  # m", "clearance = 1e300")),
+    ("prismatic length 1e300", RUN_M, _example("prismatic", "length = 0.1", "length = 1e300")),
+    ("study --cluster notanaddress", ["study", "step-ranges", "--cluster", "notanaddress", "--out", "s"]),
+    ("study --cluster empty", ["study", "step-ranges", "--cluster", "", "--out", "s"]),
+    ("study --cluster nobody listening",
+     ["study", "step-ranges", "--cluster", "tcp://127.0.0.1:1", "--out", "s"]),
+    ("study --workers 1.5", ["study", "step-ranges", "--workers", "1.5", "--out", "s"]),
+    ("study --workers abc", ["study", "step-ranges", "--workers", "abc", "--out", "s"]),
+    ("study --workers and --cluster",
+     ["study", "step-ranges", "--workers", "2", "--cluster", "tcp://127.0.0.1:1", "--out", "s"]),
+    ("study --t-end nan", ["study", "step-ranges", "--t-end", "nan", "--out", "s"]),
+    ("study --t-end -1", ["study", "step-ranges", "--t-end", "-1", "--out", "s"]),
+    ("study --set clearances=-1", ["study", "clearance-sweep", "--set", "clearances=-1", "--out", "s"]),
+]  # fmt: skip
+#: Not bad: must run (exit 0) and draw their figures. Names with Matplotlib's $...$ markup
+#: stopped the drawing with a traceback after the result was saved.
+GOOD_LIMITS: list[tuple] = [
+    ("body named $\\frac{a}$", ["run", "m.toml", "--quiet"], _model(body="$\\frac{a}$ arm")),
+    ("joint named $\\sqrt{$", ["run", "m.toml", "--quiet"], _model(joint="$\\sqrt{$ pin")),
+    ("load named $^$", ["run", "m.toml", "--quiet"], _model(load="$^$")),
+    ("all named $x$", ["run", "m.toml", "--quiet"], _model(body="$x$", joint="$y$", load="$z$")),
+]
 
 
 def _parameters(python: str) -> list[tuple[str, list[str]]]:
@@ -268,7 +420,21 @@ def _interrupted(python: str, root: Path, model: str, out: str) -> None:
     proc.wait(timeout=300)
 
 
-def _bad(python: str, root: Path, argv: list[str], probe: Probe | None = None) -> tuple[bool, str]:
+def _capped() -> None:
+    """In each command: at most MEMORY of address space (a reader that allocates without limit
+    fails instead of taking the machine's memory)."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def _run(python: str, argv: list[str], cwd: str | Path) -> subprocess.CompletedProcess:
+    """One command, capped (MEMORY) and bounded (TIMEOUT: subprocess.TimeoutExpired)."""
+    return subprocess.run([python, "-m", "nlpmbd", *argv], cwd=cwd, capture_output=True,
+                          text=True, timeout=TIMEOUT, preexec_fn=_capped)  # fmt: skip
+
+
+def _bad(python: str, root: Path, argv: list[str], extra=None) -> tuple[bool, str]:
+    """`extra`: a Probe (setup and check of its own) or a setup callable (e.g. a model file)."""
+    probe = extra if isinstance(extra, Probe) else Probe(setup=extra) if extra else None
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         for name in FIXTURE:
@@ -277,8 +443,7 @@ def _bad(python: str, root: Path, argv: list[str], probe: Probe | None = None) -
         if probe is not None and probe.setup is not None:
             probe.setup(d)
         try:
-            proc = subprocess.run([python, "-m", "nlpmbd", *argv], cwd=d, capture_output=True,
-                                  text=True, timeout=TIMEOUT)  # fmt: skip
+            proc = _run(python, argv, d)
         except subprocess.TimeoutExpired:
             return False, f"timed out after {TIMEOUT} s"
         if probe is not None and probe.check is not None:
@@ -382,6 +547,72 @@ DAMAGE_OUTPUT: list[tuple] = [
     ("partial of a model file", resealed(PYTHON, source={"kind": "model file", "name": "revolute", "file": "revolute.toml", "sha256": "0" * 64}), resume_refused),
     ("partial of an unknown source kind", resealed(PYTHON, source={"kind": "plugin", "name": "revolute"}), resume_refused),
 ]  # fmt: skip
+
+
+def _member(name: str, payload):
+    """result.npz with member NAME.npy replaced by raw bytes: payload(arrays) -> bytes."""
+
+    def edit(d: Path) -> None:
+        path = d / "result.npz"
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        with zipfile.ZipFile(path) as zf:
+            members = {i.filename: zf.read(i) for i in zf.infolist()}
+        members[f"{name}.npy"] = payload(arrays)
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+            for member, data in members.items():
+                zf.writestr(member, data)
+
+    return edit
+
+
+def _header(descr: str, shape: tuple, data: bytes = b"") -> bytes:
+    """A .npy member: a version 1.0 header declaring descr and shape, then `data`."""
+    buffer = io.BytesIO()
+    header = {"descr": descr, "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(buffer, header)
+    return buffer.getvalue() + data
+
+
+def _link(name: str, target: str):
+    def edit(d: Path) -> None:
+        (d / name).unlink()
+        (d / name).symlink_to(target)
+
+    return edit
+
+
+def _fifo(name: str):
+    def edit(d: Path) -> None:
+        (d / name).unlink()
+        os.mkfifo(d / name)
+
+    return edit
+
+
+#: Crafted result files (issue 34, item 7): headers declaring huge arrays (a MemoryError in
+#: every reader), a zip bomb, arrays of the wrong kind, files that are no regular files.
+DAMAGE_LIMITS = [
+    ("q header declares 1e12 rows", _member("q", lambda a: _header("<f8", (10**12, 7)))),
+    ("lam header declares 1e9 x 1e9", _member("lam", lambda a: _header("<f8", (10**9, 10**9)))),
+    ("h header declares 2**60 steps", _member("h", lambda a: _header("<f8", (2**60,)))),
+    ("meta_json header declares 800 MB", _member("meta_json", lambda a: _header("<U200000000", ()))),
+    ("t header declares a negative shape", _member("t", lambda a: _header("<f8", (-5,)))),
+    ("q header larger than its data", _member("q", lambda a: _header(
+        "<f8", (a["q"].shape[0] + 10**6, a["q"].shape[1]), a["q"].tobytes()))),
+    ("zip bomb (q of 200 MB zeros)", _member("q", lambda a: _header(
+        "<f8", (a["q"].shape[0], 25_000_000 // a["q"].shape[0]),
+        bytes(8 * a["q"].shape[0] * (25_000_000 // a["q"].shape[0]))))),
+    ("q complex128", _npz_edit(lambda a: a.update(q=a["q"].astype(np.complex128)))),
+    ("q big-endian float64", _npz_edit(lambda a: a.update(q=a["q"].astype(">f8")))),
+    ("q as text", _npz_edit(lambda a: a.update(q=a["q"].astype(str)))),
+    ("q as Python objects", _member("q", lambda a: _header("|O", a["q"].shape, b"\x80\x04N."))),
+    ("status as float64", _npz_edit(lambda a: a.update(status=a["status"].astype(np.float64)))),
+    ("result.npz a link to /dev/zero", _link("result.npz", "/dev/zero")),
+    ("meta.json a link to /dev/zero", _link("meta.json", "/dev/zero")),
+    ("result.npz a FIFO", _fifo("result.npz")),
+    ("meta.json a FIFO", _fifo("meta.json")),
+]  # fmt: skip
 #: Not damage: must load.
 HARMLESS = [
     ("meta.json re-indented", lambda d: (d / "meta.json").write_text(
@@ -400,9 +631,7 @@ def _damaged(python: str, root: Path, damage, check=None) -> tuple[bool, str]:
         for argv in (["plot", str(d)], ["run", "revolute", "--resume", str(d), "--quiet"]):
             try:
                 # cwd: not a checkout, whose nlpmbd `-m` would import instead of PYTHON's
-                procs.append(subprocess.run([python, "-m", "nlpmbd", *argv], cwd=tmp,
-                                            capture_output=True, text=True,
-                                            timeout=TIMEOUT))  # fmt: skip
+                procs.append(_run(python, argv, tmp))
             except subprocess.TimeoutExpired:
                 return False, f"{argv[0]} timed out after {TIMEOUT} s"
         if check is not None:
@@ -421,15 +650,16 @@ def main(argv: list[str] | None = None) -> int:
     PYTHON[0] = args.python
     root = Path(tempfile.mkdtemp(prefix="nlpmbd-abuse-"))
     _fixture(args.python, root)
-    bad = BAD + BAD_OUTPUT + _parameters(args.python)
+    bad = BAD + BAD_OUTPUT + BAD_STUDY_LIMITS + _parameters(args.python)
     with ThreadPoolExecutor(args.jobs) as pool:
         inputs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), bad))
         damage = list(
             pool.map(
                 lambda item: (item[0], *_damaged(args.python, root, *item[1:])),
-                DAMAGE + DAMAGE_OUTPUT,
+                DAMAGE + DAMAGE_OUTPUT + DAMAGE_LIMITS,
             )
         )
+        runs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), GOOD_LIMITS))  # fmt: skip
         harmless = list(pool.map(lambda item: (item[0], *_damaged(args.python, root, item[1])), HARMLESS))  # fmt: skip
     for title, rows, good in (
         ("bad inputs", inputs, "clean"),
@@ -443,8 +673,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nbad inputs clear: {sum(ok for _, ok, _ in inputs)} / {len(inputs)}")
     print(f"damaged result files refused: {sum(ok for _, ok, _ in damage)} / {len(damage)}")
     print(f"harmless changes refused (false alarms): {len(wrongly)} / {len(harmless)} {wrongly}")
+    failing = [f"{name} ({what})" for name, _, what in runs if not what.startswith("exit 0")]
+    print(f"good inputs that did not run: {len(failing)} / {len(runs)} {failing}")
     if args.json:
-        args.json.write_text(json.dumps({"inputs": inputs, "damage": damage, "harmless": harmless}))
+        args.json.write_text(json.dumps({"inputs": inputs, "damage": damage, "harmless": harmless,
+                                         "good": runs}))  # fmt: skip
     shutil.rmtree(root, ignore_errors=True)
     return 0
 

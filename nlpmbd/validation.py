@@ -39,6 +39,27 @@ def finite_scalar(
     return x
 
 
+#: Largest length or coordinate (m) of a model's geometry: 1 km is far beyond any mechanism,
+#: and below it the squares of lengths in the gap functions neither overflow nor bury clearances
+#: of a micrometre in rounding error (1e300 m overflowed, 1e300 m lengths gave infinite bounds).
+MAX_LENGTH = 1e3
+
+
+def distance(name: str, value: object, *, low: float = 0.0, low_open: bool = True) -> float:
+    """A length (m): finite, in (low, MAX_LENGTH] ([low, ...] unless low_open)."""
+    return finite_scalar(name, value, low=low, high=MAX_LENGTH, low_open=low_open)
+
+
+def location(name: str, value: object) -> np.ndarray:
+    """A point (m) as a 3-vector whose coordinates are within +-MAX_LENGTH."""
+    a = finite_array(name, value, (3,))
+    if float(np.max(np.abs(a))) > MAX_LENGTH:
+        raise InputError(
+            f"{name} must have coordinates in [-{MAX_LENGTH:g}, {MAX_LENGTH:g}] m, got {a.tolist()}"
+        )
+    return a
+
+
 def short_repr(value: object, limit: int = 80) -> str:
     """repr(value) cut to one line of at most `limit` characters."""
     try:

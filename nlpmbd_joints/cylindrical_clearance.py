@@ -10,7 +10,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import ContactJoint
-from nlpmbd.validation import finite_array, finite_scalar, short_repr, unit_vector
+from nlpmbd.validation import distance, location, short_repr, unit_vector
 
 #: Smoothing length of the radial distance, as a fraction of the radial clearance c.
 EPS_FRACTION = 1e-3
@@ -62,11 +62,11 @@ class CylindricalClearance(ContactJoint):
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, hole, pin, contact)
-        self.center = finite_array(f"{name}.center", center, (3,))
+        self.center = location(f"{name}.center", center)
         self.axis = unit_vector(f"{name}.axis", axis)
-        self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
-        self.pin_radius = finite_scalar(f"{name}.pin_radius", pin_radius, low=0.0, low_open=True)
-        self.hole_radius = finite_scalar(f"{name}.hole_radius", hole_radius)
+        self.length = distance(f"{name}.length", length)
+        self.pin_radius = distance(f"{name}.pin_radius", pin_radius)
+        self.hole_radius = distance(f"{name}.hole_radius", hole_radius)
         if not self.hole_radius > self.pin_radius:
             raise InputError(
                 f"{name}.hole_radius must be > pin_radius = {self.pin_radius}, "

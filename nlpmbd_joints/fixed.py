@@ -7,7 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body
-from nlpmbd.validation import finite_array
+from nlpmbd.validation import location
 
 from .frames import AxisFrame, FramedJoint
 
@@ -24,7 +24,7 @@ class FixedJoint(FramedJoint):
 
     def __init__(self, name: str, parent: Body, child: Body, point: ArrayLike) -> None:
         super().__init__(name, parent, child)
-        point = finite_array(f"{name}.point", point, (3,))
+        point = location(f"{name}.point", point)
         self.frame = AxisFrame(name, parent, child, point, (0.0, 0.0, 1.0))
         from nlpmbd.model.bodies import initial_local_vector
 

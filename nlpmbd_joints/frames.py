@@ -9,7 +9,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.joint import IdealJoint, Joint
 from nlpmbd.model.rotation import perpendicular_pair
-from nlpmbd.validation import finite_array, unit_vector, vector_norm
+from nlpmbd.validation import location, unit_vector, vector_norm
 
 #: Relative tolerance below which two joint points (or two axis directions) coincide.
 COINCIDENT_TOL = 1e-12
@@ -23,7 +23,7 @@ class AxisFrame:
         self, joint_name: str, parent: Body, child: Body, point: ArrayLike, axis: ArrayLike
     ) -> None:
         try:
-            self.point = finite_array("point", point, (3,))
+            self.point = location("point", point)
             self.axis = unit_vector("axis", axis)
         except InputError as err:
             raise InputError(f"{joint_name}.{err}") from None

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from nlpmbd.errors import InputError
 from nlpmbd.io.result import SimulationResult
-from nlpmbd.plots.scales import min_span, relative_span
+from nlpmbd.plots.scales import legend, literal, min_span, relative_span
 
 from .guide_data import (
     CORNERS,
@@ -91,11 +91,11 @@ def slider_path_figure(
             ax.plot(X[:, k], Y[:, k], lw=0.8, ls=ls, label=name.replace("_", " "))
         for level in (1.0, -1.0):
             ax.axhline(level, color="0.3", ls="--", lw=0.9)
-        ax.set_title(label, fontsize="medium")
+        ax.set_title(literal(label), fontsize="medium")
         ax.grid(True, alpha=0.35)
         ax.set_xlabel("position along the guide (stroke = 0 to 1)")
     axes[0].set_ylabel(r"corner across the guide $(y \mp b) / c$ (1)")
-    axes[0].legend(fontsize="small")
+    legend(axes[0], fontsize="small")
     fig.suptitle(
         f"slider corners in the guide, c = {1e3 * clearance:g} mm\n"
         "(+1: upper surface, -1: lower surface)"
@@ -131,7 +131,7 @@ def poincare_figure(
     ax.set_ylabel("position across the guide y / c (1)")
     ax.ticklabel_format(useOffset=False)  # plain numbers, no "1e-5+0.4999"
     ax.grid(True, alpha=0.35)
-    ax.legend(fontsize="small", title="run (points)")
+    legend(ax, fontsize="small", title="run (points)")
     fig.suptitle(f"Poincare map of the slider, once per crank turn (c = {1e3 * clearance:g} mm)")
     fig.tight_layout()
     return fig
@@ -153,8 +153,8 @@ def crank_moment_figure(results: Results, drive: str = "drive", crank: str = "cr
     ax.set_xlabel(xlabel)
     ax.set_ylabel("driving moment (N m)")
     ax.grid(True, alpha=0.35)
-    ax.legend(fontsize="small")
-    fig.suptitle(f"driving moment of {drive!r}")
+    legend(ax, fontsize="small")
+    fig.suptitle(f"driving moment of {literal(repr(drive))}")
     fig.tight_layout()
     return fig
 
@@ -193,8 +193,8 @@ def contact_forces_figure(
     for ax in axes:
         ax.grid(True, alpha=0.35)
         min_span(ax, span)  # rounding noise draws flat; plain tick labels
-    axes[0].legend(fontsize="small")
-    fig.suptitle(f"contact forces of {joint!r} on the slider (in the guide's frame)")
+    legend(axes[0], fontsize="small")
+    fig.suptitle(f"contact forces of {literal(repr(joint))} on the slider (in the guide's frame)")
     fig.tight_layout()
     return fig
 
@@ -221,8 +221,8 @@ def slider_motion_figure(
     for ax, span in zip(axes, MOTION_SPANS, strict=True):
         ax.grid(True, alpha=0.35)
         min_span(ax, span)  # rounding noise draws flat; plain tick labels
-    axes[0].legend(fontsize="small")
-    fig.suptitle(f"motion of {slider!r} along the guide")
+    legend(axes[0], fontsize="small")
+    fig.suptitle(f"motion of {literal(repr(slider))} along the guide")
     fig.tight_layout()
     return fig
 

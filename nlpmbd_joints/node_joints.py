@@ -12,7 +12,7 @@ from nlpmbd.model.bodies import GROUND, Body, RigidBody, initial_local_point, in
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.flexible import Node
 from nlpmbd.model.joint import ContactJoint, IdealJoint
-from nlpmbd.validation import finite_array, short_repr, unit_vector
+from nlpmbd.validation import location, short_repr, unit_vector
 
 
 def _node(name: str, node: object) -> Node:
@@ -46,7 +46,7 @@ class NodeContact(ContactJoint):
     ) -> None:
         node = _node(name, node)
         super().__init__(name, guide, node, contact)
-        point = finite_array(f"{name}.face_point", face_point, (3,))
+        point = location(f"{name}.face_point", face_point)
         n = unit_vector(f"{name}.normal", normal)
         if abs(n[2]) > 1e-12:
             raise InputError(

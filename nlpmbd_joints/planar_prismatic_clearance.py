@@ -11,7 +11,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import ContactJoint
-from nlpmbd.validation import finite_array, finite_scalar, unit_vector
+from nlpmbd.validation import distance, location, unit_vector
 
 #: The gaps' corners: label, sign along the guide axis (front = +), sign across it (upper = +).
 CORNER_SIGNS: tuple[tuple[str, float, float], ...] = (
@@ -51,14 +51,14 @@ class PlanarPrismaticClearance(ContactJoint):
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, guide, slider, contact)
-        center = finite_array(f"{name}.center", center, (3,))
+        center = location(f"{name}.center", center)
         u = unit_vector(f"{name}.axis", axis)
         n = unit_vector(f"{name}.normal", normal)
         if abs(float(np.dot(n, u))) > 1e-9:
             raise InputError(f"{name}.normal must be perpendicular to {name}.axis")
-        a = 0.5 * finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
-        b = 0.5 * finite_scalar(f"{name}.width", width, low=0.0, low_open=True)
-        self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
+        a = 0.5 * distance(f"{name}.length", length)
+        b = 0.5 * distance(f"{name}.width", width)
+        self.clearance = distance(f"{name}.clearance", clearance)
         w = np.cross(n, u)
         self.half_width, self.half_length, self.center = b, a, center
         self.origin = initial_local_point(guide, center)

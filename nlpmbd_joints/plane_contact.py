@@ -10,7 +10,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import GROUND, RigidBody
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import ContactJoint
-from nlpmbd.validation import finite_array, numeric_array, short_repr, unit_vector, vector_norm
+from nlpmbd.validation import location, numeric_array, short_repr, unit_vector, vector_norm
 
 from .frames import COINCIDENT_TOL
 
@@ -42,7 +42,7 @@ class PlaneContact(ContactJoint):
         pts = numeric_array(points, bad)
         if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0:
             raise bad
-        self.points = [finite_array(f"{name}.points[{k}]", p, (3,)) for k, p in enumerate(pts)]
+        self.points = [location(f"{name}.points[{k}]", p) for k, p in enumerate(pts)]
         # two contacts at one point give identical gap rows: redundant, the NLP cannot solve it
         scale = max(1.0, *(vector_norm(p) for p in self.points))
         for k, p in enumerate(self.points):
@@ -52,7 +52,7 @@ class PlaneContact(ContactJoint):
                         f"{name}.points must be distinct, but points {j} and {k} coincide "
                         f"at {p.tolist()}"
                     )
-        self.plane_point = finite_array(f"{name}.plane_point", plane_point, (3,))
+        self.plane_point = location(f"{name}.plane_point", plane_point)
         self.normal = unit_vector(f"{name}.normal", normal)
 
     @property

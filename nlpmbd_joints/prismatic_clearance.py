@@ -10,7 +10,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import ContactJoint
-from nlpmbd.validation import finite_array, finite_scalar, numeric_array, unit_vector
+from nlpmbd.validation import distance, finite_array, location, numeric_array, unit_vector
 
 #: Relative tolerance for repeated vertices and collinear edges.
 DEGENERATE_TOL = 1e-9
@@ -86,10 +86,10 @@ class PrismaticClearance(ContactJoint):
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, guide, slider, contact)
-        self.center = finite_array(f"{name}.center", center, (3,))
+        self.center = location(f"{name}.center", center)
         self.axis = unit_vector(f"{name}.axis", axis)
-        self.length = finite_scalar(f"{name}.length", length, low=0.0, low_open=True)
-        self.clearance = finite_scalar(f"{name}.clearance", clearance, low=0.0, low_open=True)
+        self.length = distance(f"{name}.length", length)
+        self.clearance = distance(f"{name}.clearance", clearance)
         sx = finite_array(f"{name}.section_x", section_x, (3,))
         big = float(np.max(np.abs(sx)))
         sx = sx if big < 1e150 else sx / big  # no overflow below

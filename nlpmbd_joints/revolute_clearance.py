@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body, initial_local_point
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.validation import finite_scalar
+from nlpmbd.validation import distance
 
 from .cylindrical_clearance import CylindricalClearance
 
@@ -52,7 +52,7 @@ class RevoluteClearance(CylindricalClearance):
         super().__init__(
             name, hole, pin, center, axis, length, hole_radius, pin_radius, ends_on, contact
         )
-        self.axial_play = finite_scalar(f"{name}.axial_play", axial_play, low=0.0)
+        self.axial_play = distance(f"{name}.axial_play", axial_play, low_open=False)
         half = 0.5 * (self.length + self.axial_play) * self.axis
         self.s_stops = [
             initial_local_point(self.line_body, self.center + sign * half) for sign in (-1, 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body
-from nlpmbd.validation import finite_array
+from nlpmbd.validation import location
 
 from .frames import AxisFrame, FramedJoint
 
@@ -22,7 +22,7 @@ class SphericalJoint(FramedJoint):
 
     def __init__(self, name: str, parent: Body, child: Body, point: ArrayLike) -> None:
         super().__init__(name, parent, child)
-        point = finite_array(f"{name}.point", point, (3,))
+        point = location(f"{name}.point", point)
         self.frame = AxisFrame(name, parent, child, point, (0.0, 0.0, 1.0))
 
     @property

@@ -10,7 +10,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point
 from nlpmbd.model.contact import ContactLaw
 from nlpmbd.model.joint import ContactJoint
-from nlpmbd.validation import finite_array, finite_scalar
+from nlpmbd.validation import distance, location
 
 from .cylindrical_clearance import EPS_FRACTION
 
@@ -43,9 +43,9 @@ class SphericalClearance(ContactJoint):
         contact: ContactLaw | None = None,
     ) -> None:
         super().__init__(name, socket, ball, contact)
-        center = finite_array(f"{name}.center", center, (3,))
-        self.ball_radius = finite_scalar(f"{name}.ball_radius", ball_radius, low=0.0)
-        self.socket_radius = finite_scalar(f"{name}.socket_radius", socket_radius)
+        center = location(f"{name}.center", center)
+        self.ball_radius = distance(f"{name}.ball_radius", ball_radius, low_open=False)
+        self.socket_radius = distance(f"{name}.socket_radius", socket_radius)
         if not self.socket_radius > self.ball_radius:
             raise InputError(
                 f"{name}.socket_radius must be > ball_radius = {self.ball_radius}, "

@@ -413,7 +413,7 @@ TAMPERED = [
     ("npz-not-zip", lambda d: (d / "result.npz").write_text("t,h,q\n0,0,0\n"), "not an .npz"),
     ("npz-unsealed-edit", _edit_arrays(lambda a: a["q"].__imul__(1.001), sealed=False), "checksum"),
     ("npz-bad-crc", _flip_payload_byte, "is unreadable"),
-    ("npz-pickled", _edit_arrays(lambda a: a.update(h=a["h"].astype(object))), "is unreadable"),
+    ("npz-pickled", _edit_arrays(lambda a: a.update(h=a["h"].astype(object))), "got object"),
     ("npz-missing-array", _edit_arrays(lambda a: a.pop("q")), "lacks array 'q"),
     ("npz-short-t", _edit_arrays(lambda a: a.update(t=a["t"][:-1])), "t has"),
     ("npz-q-width", _edit_arrays(lambda a: a.update(q=a["q"][:, :6])), "q has shape"),

@@ -103,7 +103,7 @@ def test_a_pool_study_stops_promptly(tmp_path):
 
 
 def test_pool_workers_leave_ctrl_c_to_the_parent():
-    from nlpmbd.apps.study_run import _ignore_interrupts
+    from nlpmbd.apps.study_pool import _ignore_interrupts
 
     before = signal.getsignal(signal.SIGINT)
     try:

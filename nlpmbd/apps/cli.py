@@ -49,6 +49,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     from ..validation import short_repr
     from .cli_parser import pairs
     from .registry import get_study
+    from .study_dask import LOST_SCHEDULER
     from .study_report import run_study
 
     study = get_study(args.name)
@@ -73,6 +74,15 @@ def _cmd_study(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    lost = [o.message for o in report.outcomes if o.message.startswith(LOST_SCHEDULER)]
+    if lost:
+        kept = sum(o.succeeded for o in report.outcomes)
+        print(
+            f"nlpmbd: study {short_repr(study.name)}: {lost[0]}; the table in {out} holds the "
+            f"{kept} runs that completed; run the same command again to continue (completed "
+            "runs are reused)",
+            file=sys.stderr,
+        )
     return EXIT_OK if all(o.succeeded for o in report.outcomes) else EXIT_SOLVER
 
 

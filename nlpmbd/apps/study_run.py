@@ -3,27 +3,24 @@ Dask cluster, reusing completed runs.
 
 `stop()` (e.g. a Ctrl-C flag) stops a study between runs: no new run starts, a run in this
 process ends after its current step, runs on a pool or cluster are abandoned; they end as the
-outcomes "interrupted" and "not run".
+outcomes "interrupted" and "not run". A run whose pool worker or Dask workers died is a failed
+outcome with the reason (apps/study_pool.py, apps/study_dask.py); the others go on.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..validation import short_repr
 from .study import RunOutcome, RunSpec, Stop, reusable, run_directory
+from .study_dask import run_dask
+from .study_pool import run_pool
 from .study_progress import StudyProgress
-
-#: How often a waiting study looks at its stop flag (s).
-POLL = 0.2
 
 
 def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
@@ -70,67 +67,16 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
 def backend(
     todo: list[RunSpec], root: str, workers: int | None, cluster: str | None, stop: Stop
 ) -> Iterator[RunOutcome]:
-    """Outcomes as runs finish, from the chosen executor."""
+    """Outcomes as runs finish, from the chosen executor (a cluster is reached now: an
+    unreachable one is an InputError before anything is shown)."""
     if not todo:
-        return
+        return iter(())
     if cluster is not None:
-        yield from _dask(todo, root, cluster, stop)
-        return
+        return run_dask(todo, root, cluster, stop, execute)
     n = workers or os.cpu_count() or 1
     if n == 1 or len(todo) == 1:
-        yield from iterate_serial(todo, root, stop)
-        return
-    yield from _pool(todo, root, min(n, len(todo)), stop)
-
-
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the study (the terminal sends SIGINT to
-    the whole process group)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _pool(todo: list[RunSpec], root: str, n: int, stop: Stop) -> Iterator[RunOutcome]:
-    # "spawn": a fresh interpreter per worker, no fork of a process holding CasADi/IPOPT state
-    pool = ProcessPoolExecutor(
-        max_workers=n,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_ignore_interrupts,
-    )
-    pending: set[Future] = {pool.submit(execute, spec, root) for spec in todo}
-    try:
-        while pending and not stop():
-            finished, pending = wait(pending, timeout=POLL, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
-    finally:
-        if pending:  # stopped: abandon the running runs, start no other
-            for future in pending:
-                future.cancel()
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()  # the executor has no public way to end a running task
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _dask(todo: list[RunSpec], root: str, cluster: str, stop: Stop) -> Iterator[RunOutcome]:
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise InputError("--cluster needs Dask: pip install 'nlpmbd[cluster]'") from None
-    try:
-        client = Client(cluster, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as err:
-        raise InputError(
-            f"cannot reach the Dask cluster at {short_repr(cluster)} ({err})"
-        ) from None
-    futures = client.map(execute, todo, root=root, pure=False)
-    try:
-        for future in as_completed(futures):
-            yield future.result()
-            if stop():
-                break
-    finally:
-        client.cancel(futures)
-        client.close()
+        return iterate_serial(todo, root, stop)
+    return run_pool(todo, root, min(n, len(todo)), stop, execute)
 
 
 def run_specs(
@@ -168,8 +114,9 @@ def run_specs(
             todo.append(spec)
         else:
             done[spec.label] = previous
+    outcomes = backend(todo, root, workers, cluster, stop or (lambda: False))
     with StudyProgress(progress, len(specs), len(done)) as bar:
-        for outcome in backend(todo, root, workers, cluster, stop or (lambda: False)):
+        for outcome in outcomes:
             done[outcome.label] = outcome
             bar.update(outcome)
             if on_done is not None:

@@ -161,11 +161,18 @@ class _Compiler:
         """Constant parts are evaluated once, now (as Python would evaluate them later)."""
         if any(isinstance(n, ast.Name) and n.id in self.variables for n in ast.walk(tree)):
             return node
+        part = short_repr(ast.unparse(tree))
         try:
             value = node({})
         except (ArithmeticError, ValueError, TypeError) as err:
-            part = short_repr(ast.unparse(tree))
             raise self.fail(f"{part} cannot be evaluated ({type(err).__name__}: {err})") from None
+        if isinstance(value, complex):  # Python's power of a negative number: no real value
+            raise self.fail(
+                f"{part} has no real value (a negative number to a non-integer power); "
+                "expressions compute with real numbers only"
+            )
+        if not math.isfinite(value):
+            raise self.fail(f"{part} is not finite ({value})")
         return lambda v: value
 
     def _number(self, value: object) -> Node:

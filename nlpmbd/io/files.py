@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import error_reason
+from .archive import MAX_META, open_archive, read_arrays, read_capped
 from .outdir import atomic_write
 from .schema import FORMAT_VERSION, SCHEMA
 from .validate import check_arrays, check_meta
@@ -84,8 +85,7 @@ def read_result(directory: str | os.PathLike) -> tuple[dict[str, np.ndarray], di
     if not d.is_dir():
         what = "does not exist" if not d.exists() else "is not a directory"
         raise InputError(f"result directory {str(d)!r} {what}")
-    arrays, embedded = _read_npz(d)
-    meta = _embedded_meta(embedded, d)
+    arrays, meta = _read_npz(d)
     _reconcile_meta_json(meta, d)
     if meta.get("format_version") != FORMAT_VERSION:
         raise InputError(
@@ -101,30 +101,25 @@ def read_result(directory: str | os.PathLike) -> tuple[dict[str, np.ndarray], di
     return arrays, meta
 
 
-def _read_npz(d: Path) -> tuple[dict[str, np.ndarray], str]:
+def _read_npz(d: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and the embedded metadata, every size checked before it is allocated
+    (io/archive.py)."""
     path = d / "result.npz"
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"result directory {str(d)!r} has no result.npz")
-    names = [s.name for s in SCHEMA]
+    where = f"result.npz in {str(d)!r}"
     try:
-        if not zipfile.is_zipfile(path):
-            raise InputError(f"result.npz in {str(d)!r} is not an .npz archive")
-        with np.load(path, allow_pickle=False) as data:
-            missing = [n for n in [*names, EMBEDDED_META] if n not in data.files]
-            if missing:
-                raise InputError(f"result.npz in {str(d)!r} lacks array {missing[0]!r}")
-            unknown = sorted(set(data.files) - set(names) - {EMBEDDED_META})
-            if unknown:
-                raise InputError(f"result.npz in {str(d)!r} holds unknown array {unknown[0]!r}")
-            arrays = {n: np.asarray(data[n]) for n in names}
-            embedded = data[EMBEDDED_META]
+        with open_archive(path, where) as (archive, size):
+            archive.check([*(s.name for s in SCHEMA), EMBEDDED_META], size)
+            dtype, shape = archive.header(EMBEDDED_META)
+            if dtype.kind != "U" or shape != ():
+                raise InputError(f"{where}: meta_json must be one string")
+            meta = _embedded_meta(str(archive.array(EMBEDDED_META, MAX_META)[()]), d)
+            return read_arrays(archive, SCHEMA, meta), meta
     except InputError:
         raise
     except (OSError, ValueError, TypeError, zipfile.BadZipFile, EOFError, zlib.error) as err:
-        raise InputError(f"result.npz in {str(d)!r} is unreadable ({error_reason(err)})") from None
-    if embedded.dtype.kind != "U" or embedded.shape != ():
-        raise InputError(f"result.npz in {str(d)!r}: meta_json must be one string")
-    return arrays, str(embedded)
+        raise InputError(f"{where} is unreadable ({error_reason(err)})") from None
 
 
 def _embedded_meta(text: str, d: Path) -> dict[str, Any]:
@@ -160,8 +155,9 @@ def _reconcile_meta_json(meta: dict[str, Any], d: Path) -> None:
     path = d / "meta.json"
     if not path.exists():
         return
+    text = read_capped(path, MAX_META, f"meta.json in {str(d)!r}")
     try:
-        outside = json.loads(path.read_text())
+        outside = json.loads(text)
     except (OSError, ValueError, RecursionError, UnicodeDecodeError) as err:
         raise InputError(
             f"meta.json in {str(d)!r} is not valid JSON ({error_reason(err)})"

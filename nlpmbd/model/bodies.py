@@ -11,6 +11,7 @@ from ..errors import InputError
 from ..validation import (
     finite_array,
     finite_scalar,
+    location,
     name_string,
     numeric_array,
     short_repr,
@@ -124,7 +125,7 @@ class RigidBody:
         except InputError as err:
             raise InputError(f"{self.name}.{err}") from None
         set_(self, "inertia", J)
-        set_(self, "position", finite_array(f"{self.name}.position", self.position, (3,)))
+        set_(self, "position", location(f"{self.name}.position", self.position))
         try:
             p = _orientation(self.orientation)
         except InputError as err:

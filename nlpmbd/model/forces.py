@@ -20,7 +20,7 @@ import casadi as ca
 import numpy as np
 
 from ..errors import InputError
-from ..validation import error_reason, finite_array, name_string, short_repr
+from ..validation import error_reason, finite_array, location, name_string, short_repr
 from .bodies import RigidBody
 from .pose import BodyState, Pose
 from .rotation import rotation_matrix
@@ -93,7 +93,7 @@ class Force:
     def __post_init__(self) -> None:
         name_string("force name", self.name)
         _check_body(self.name, self.body)
-        object.__setattr__(self, "point", finite_array(f"{self.name}.point", self.point, (3,)))
+        object.__setattr__(self, "point", location(f"{self.name}.point", self.point))
         if callable(self.value):
             _check_callable(f"{self.name}.value", self.value, self.body)
         else:

@@ -12,7 +12,14 @@ import casadi as ca
 import numpy as np
 
 from ..errors import InputError
-from ..validation import finite_array, finite_scalar, name_string, short_repr, unit_vector
+from ..validation import (
+    distance,
+    finite_scalar,
+    location,
+    name_string,
+    short_repr,
+    unit_vector,
+)
 from .bodies import GROUND, Body, RigidBody, initial_local_point, initial_local_vector
 from .pose import BodyState
 from .rotation import perpendicular_pair
@@ -114,14 +121,18 @@ class SpringDamper:
     def __post_init__(self) -> None:
         name_string("spring name", self.name)
         _bodies(self.name, self.parent, self.child)
-        pp = finite_array(f"{self.name}.point_parent", self.point_parent, (3,))
-        pc = finite_array(f"{self.name}.point_child", self.point_child, (3,))
+        pp = location(f"{self.name}.point_parent", self.point_parent)
+        pc = location(f"{self.name}.point_child", self.point_child)
         object.__setattr__(
             self, "stiffness", _nonnegative(f"{self.name}.stiffness", self.stiffness)
         )
         object.__setattr__(self, "damping", _nonnegative(f"{self.name}.damping", self.damping))
         length = float(np.linalg.norm(pc - pp))
-        L0 = length if self.length0 is None else _nonnegative(f"{self.name}.length0", self.length0)
+        L0 = (
+            length
+            if self.length0 is None
+            else distance(f"{self.name}.length0", self.length0, low_open=False)
+        )
         if length == 0.0:
             raise InputError(f"{self.name}: point_parent and point_child must differ at t = 0")
         object.__setattr__(self, "length0", L0)

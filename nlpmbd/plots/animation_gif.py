@@ -17,6 +17,7 @@ from ..io.atomic import replacing
 from .animation_build import AnimationData
 from .animation_meshcat import view_transform
 from .animation_solids import Solid, bar, circle, outline
+from .scales import literal
 
 #: Most frames of a GIF, and its frame rate.
 GIF_FRAMES, GIF_FPS = 120, 15
@@ -205,7 +206,8 @@ def _orbit_axes(ax: Any, data: AnimationData, link: int) -> tuple[np.ndarray, An
     ax.set_ylim(-1.3, 1.3)
     ax.set_xlabel(label, fontsize=9)
     ax.tick_params(labelsize=8)
-    ax.set_title(f"joint {data.scene.links[link].name}: journal offset / clearance", fontsize=10)
+    name = literal(data.scene.links[link].name)
+    ax.set_title(f"joint {name}: journal offset / clearance", fontsize=10)
     (trace,) = ax.plot([], [], color="#1f77b4", lw=0.8)
     (dot,) = ax.plot([], [], "o", color="#c0002a", ms=5)
     return xy, trace, dot

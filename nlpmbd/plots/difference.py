@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..io.result import SimulationResult
-from .scales import min_span
+from .scales import literal, min_span
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -84,7 +84,8 @@ class Overlay:
                 scale = max(scale, float(np.max(np.abs(both), initial=0.0)))
             diff_ax.axhline(0.0, color="0.5", lw=0.6)
             head = f"$\\Delta$ {ax.get_ylabel()}" if ax.get_ylabel() else "difference"
-            diff_ax.set_ylabel(f"{head}\n{self.run_label} - {self.label}", fontsize="small")
+            names = f"{literal(self.run_label)} - {literal(self.label)}"
+            diff_ax.set_ylabel(f"{head}\n{names}", fontsize="small")
             lo, hi = ax.get_ylim()
             min_span(diff_ax, max(DIFF_FRACTION * scale, MAIN_FRACTION * (hi - lo), 1e-300))
 

@@ -35,7 +35,7 @@ from .joint_figures import joint_figures
 from .orbit import clearance_figures
 from .orientation import active_rows, orientation
 from .saving import save_figure
-from .scales import fixed_layout
+from .scales import fixed_layout, legend, literal
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -99,7 +99,7 @@ def plot_result(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     case = result.meta.get("case")
-    prefix = f"{case}: " if case else ""
+    prefix = f"{literal(case)}: " if case else ""
     paths = [
         _save(result, out / f"{spec.name}.{fmt}", prefix + spec.title, spec, dpi)
         for spec in figure_specs(result, overlay, overlay_label)
@@ -206,9 +206,9 @@ def _legends(fig: Figure, axes: list[Axes], cols: int) -> float:
         if not 0 < n <= MAX_LEGEND:
             continue
         if outside:
-            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            legend(ax, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
         else:
-            ax.legend(fontsize="small", ncol=1 + (n - 1) // 8)
+            legend(ax, fontsize="small", ncol=1 + (n - 1) // 8)
     if not outside:
         return 0.3
     w, h = fig.get_size_inches()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..io.result import SimulationResult
-from .scales import COLORS, force_rows, min_span, relative_span, style
+from .scales import COLORS, force_rows, legend, literal, min_span, relative_span, style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -206,8 +206,8 @@ def legend_above(ax: Axes, columns: int, title: str | None = None) -> None:
     lo, hi = ax.get_ylim()
     room = 0.05 + 0.1 * rows  # of the axes' height
     ax.set_ylim(lo, lo + (hi - lo) / (1.0 - room))
-    ax.legend(
-        loc="upper center", ncol=ncol, fontsize="x-small", title=title, title_fontsize="x-small"
+    legend(
+        ax, loc="upper center", ncol=ncol, fontsize="x-small", title=title, title_fontsize="x-small"
     )
 
 
@@ -264,7 +264,7 @@ def deformed(axes: list[Axes], result: SimulationResult) -> None:
                 continue
             _mesh(ax, reference, quads, color="0.55", ls="--", lw=0.8)
             _mesh(ax, drawn[s], quads, color=style(b)["color"], lw=1.3, marker=".", ms=4)
-            ax.set_title(f"{strip.name}, t = {result.t[rows[s]]:.4g} s", fontsize="medium")
+            ax.set_title(f"{literal(strip.name)}, t = {result.t[rows[s]]:.4g} s", fontsize="medium")
             ax.set_xlim(-reach[0], reach[0])
             ax.set_ylim(-reach[1], reach[1])
             ax.set_aspect("equal")

@@ -17,7 +17,15 @@ from ..io.figure_list import figure_stem
 from ..io.result import SimulationResult
 from .clearance_data import Track, axial_position, joint_tracks, radial_joints
 from .saving import save_figure
-from .scales import fixed_layout, force_rows, min_span, relative_span, style
+from .scales import (
+    fixed_layout,
+    force_rows,
+    legend,
+    literal,
+    min_span,
+    relative_span,
+    style,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,9 +59,9 @@ def clearance_figures(result: SimulationResult, out: Path, fmt: str, dpi: float)
         _orbits(orbit_axes, tracks)
         _histories(time_axes, result, tracks, axial)
         c = float(geometry["clearance"])
-        prefix = f"{case}: " if case else ""
+        prefix = f"{literal(case)}: " if case else ""
         fig.suptitle(
-            f"{prefix}clearance joint {joint!r} (c = {1e3 * c:.4g} mm)\njournal orbit "
+            f"{prefix}clearance joint {literal(repr(joint))} (c = {1e3 * c:.4g} mm)\njournal orbit "
             "(o: start, x: impacts, where the normal force rises from zero)"
         )
         for ax in time_axes[:-1]:
@@ -83,8 +91,8 @@ def _orbits(axes: list[Axes], tracks: list[Track]) -> None:
         ax.set_aspect("equal")
         ball = track.coords.shape[1] == 3
         title = f"{track.label}: {'xyz'[i]}-{'xyz'[j]} projection" if ball else track.label
-        ax.set_title(f"{title}, {hit.size} impacts", fontsize="medium")
-        frame = "global" if track.frame == "ground" else repr(track.frame)
+        ax.set_title(f"{literal(title)}, {hit.size} impacts", fontsize="medium")
+        frame = "global" if track.frame == "ground" else literal(repr(track.frame))
         ax.set_xlabel(f"offset along {track.axis_names[i]} of {frame} / c")
         ax.set_ylabel(f"offset along {track.axis_names[j]} of {frame} / c")
         ax.grid(True, alpha=0.35)
@@ -115,12 +123,12 @@ def _histories(
         axes[2].plot(result.t, position, lw=0.9, color="k", label="axial position")
         for level in (-1.0, 1.0):
             axes[2].axhline(level, color="0.3", ls="--", lw=0.8)
-        axes[2].set_ylabel(f"axial position 2z / $c_a$\n(-1: {low}, +1: {high})")
+        axes[2].set_ylabel(f"axial position 2z / $c_a$\n(-1: {literal(low)}, +1: {literal(high)})")
         axes[2].set_ylim(-1.25, 1.25)
     drawn = [np.asarray(line.get_ydata(), dtype=float) for line in axes[1].lines]
     min_span(axes[1], relative_span(drawn, 1e-6))
     for ax in axes:
         ax.grid(True, alpha=0.35)
         if len(ax.get_legend_handles_labels()[1]) > 1:
-            ax.legend(fontsize="small")
+            legend(ax, fontsize="small")
     axes[-1].set_xlabel("time t (s)")

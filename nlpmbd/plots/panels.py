@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .saving import save_figure
-from .scales import log_floor, min_span, note, relative_span
+from .scales import legend, log_floor, min_span, note, relative_span
 
 
 @dataclass
@@ -70,7 +70,7 @@ def save_panels(
         if not share or ax is axes[-1]:
             ax.set_xlabel(panel.xlabel)
         if 0 < len(panel.curves) <= 16:
-            ax.legend(fontsize="x-small", ncol=2)
+            legend(ax, fontsize="x-small", ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
     out = Path(path)

@@ -88,6 +88,18 @@ def note(ax: Axes, text: str, y: float = 0.5) -> None:
     ax.text(0.5, y, text, transform=ax.transAxes, ha="center", va="center", color="0.4")
 
 
+def literal(text: object) -> str:
+    """`text` as figure text that shows it as it is: Matplotlib reads "$...$" as mathematics,
+    and a name such as "$\\frac$" would stop the drawing."""
+    return str(text).replace("$", r"\$")
+
+
+def legend(ax: Axes, **kw: Any) -> Any:
+    """The axes' legend, its entries (names, never mathematics) shown literally."""
+    handles, names = ax.get_legend_handles_labels()
+    return ax.legend(handles, [literal(n) for n in names], **kw)
+
+
 def labels(names: object, count: int, stem: str) -> list[str]:
     """Names from the metadata when they fit the number of columns, generic ones otherwise."""
     if isinstance(names, list | tuple) and len(names) == count:

@@ -37,9 +37,11 @@ compile (another CasADi version's layout), the unsplit source is compiled at -O2
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -71,6 +73,8 @@ _PREAMBLE_END = re.compile(
 )
 #: What a leaf must not use: another generated function, static data (sparsities, constants).
 _NOT_LEAF = re.compile(r"\bcasadi_(f\d+|[sc]\d+|zeros)\b")
+#: Largest cached library read (bytes); the 32-link chain's is a few MB.
+MAX_LIBRARY = 1 << 30
 _OPTIMIZE_OG = '#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize ("Og")\n#endif\n'
 
 
@@ -155,12 +159,32 @@ def _digest_path(lib: Path) -> Path:
 
 
 def _intact(lib: Path) -> bool:
-    """The cached library exists and its bytes have the SHA-256 recorded when it was built."""
+    """The cached library exists and its bytes have the SHA-256 recorded when it was built.
+    Both must be regular files (no links: a link to /dev/zero was read without end) of sane
+    sizes; anything else is rebuilt (os.replace then replaces the entry itself)."""
     try:
-        expected = _digest_path(lib).read_text().strip()
-        return hashlib.sha256(lib.read_bytes()).hexdigest() == expected
+        expected = _cache_file(_digest_path(lib), 128)
+        with _open_regular(lib, MAX_LIBRARY) as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        return digest == expected.decode("ascii", "replace").strip()
     except OSError:
         return False
+
+
+def _open_regular(path: Path, limit: int) -> io.BufferedReader:
+    """`path` opened for reading if it is a regular file (not a link) of at most `limit` bytes;
+    OSError otherwise. Checked on the open file, so it cannot be swapped in between."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file of at most {limit} bytes")
+    return os.fdopen(fd, "rb")
+
+
+def _cache_file(path: Path, limit: int) -> bytes:
+    with _open_regular(path, limit) as fh:
+        return fh.read(limit)
 
 
 class Cancelled(Exception):
