@@ -76,6 +76,7 @@ def test_killed_run_resumes_to_the_uninterrupted_arrays(tmp_path):
 def test_sigterm_writes_the_partial_result_and_says_how_to_resume(tmp_path):
     out = tmp_path / "run"
     argv = ["pendulum", "--t-end", "30", "--no-plot", "--quiet", "--checkpoint-every", "0.2"]
+    argv += ["--solver", "nlp"]  # the Python loop: still stepping when the signal comes
     proc = subprocess.Popen(
         cli("run", *argv, "--out", str(out)),
         env=dict(os.environ, MPLBACKEND="Agg"),

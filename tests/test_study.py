@@ -99,3 +99,20 @@ def test_study_command_writes_table_and_figures(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert "unknown study" in err and "clearances" in err
+
+
+def test_a_study_takes_every_run_option(tmp_path):
+    """Run options on the study command reach every run whose spec does not set them; the
+    runs use the case's own option defaults, as `nlpmbd run` does; the sweep's "resolved" asks
+    that the deviation be converged (error estimates below a tenth of it)."""
+    out = tmp_path / "sweep"
+    argv = ["study", "clearance-sweep", "--t-end", "0.03", "--set", "clearances=1e-4"]
+    argv += ["--scheme", "euler", "--gap-linearization", "scalar", "--workers", "1"]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
+    for label in ("ideal", "c=0.0001"):
+        meta = json.loads((out / "runs" / label / "meta.json").read_text())
+        assert meta["options"]["scheme"]["integrator"] == "euler"
+        assert meta["options"]["scheme"]["gap_linearization"] == "scalar"
+    rows = (out / "table.csv").read_text().splitlines()
+    assert "resolved" in rows[0]
+    assert main(["study", "clearance-sweep", "--scheme", "rk4", "--out", str(out)]) == 2

@@ -47,7 +47,7 @@ def _cmd_list() -> int:
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from ..validation import short_repr
-    from .cli_parser import pairs
+    from .cli_parser import given_options, pairs
     from .registry import get_study
     from .study_dask import LOST_SCHEDULER
     from .study_report import run_study
@@ -58,7 +58,13 @@ def _cmd_study(args: argparse.Namespace) -> int:
         overrides["t_end"] = repr(args.t_end)
     out = Path(args.out) if args.out else Path("results") / f"study-{study.name}"
     report = run_study(
-        study, overrides, out, workers=args.workers, cluster=args.cluster, progress=not args.quiet
+        study,
+        overrides,
+        out,
+        workers=args.workers,
+        cluster=args.cluster,
+        progress=not args.quiet,
+        options=given_options(args),
     )
     if not args.quiet:
         print((out / "table.md").read_text(), end="")

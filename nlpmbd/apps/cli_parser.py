@@ -56,11 +56,13 @@ def _help(f: dataclasses.Field) -> str:
 
 
 def add_option_flags(
-    parser: argparse.ArgumentParser, groups: Sequence[str] = tuple(GROUPS)
+    parser: argparse.ArgumentParser,
+    groups: Sequence[str] = tuple(GROUPS),
+    exclude: Sequence[str] = (),
 ) -> None:
-    """One flag per option of the given groups, default None (= not given)."""
+    """One flag per option of the given groups (but `exclude`), default None (= not given)."""
     for name, (group, f) in flat_fields().items():
-        if group not in groups or not f.metadata.get("flag", True):
+        if group not in groups or not f.metadata.get("flag", True) or name in exclude:
             continue
         kind = field_type(f)
         flag = flag_name(f.metadata.get("cli", name))
@@ -123,6 +125,8 @@ def parser() -> Parser:
     where.add_argument("--workers", type=_number(int, "--workers"), help="local processes")
     where.add_argument("--cluster", metavar="ADDRESS", help="Dask scheduler, tcp://host:port")
     study.add_argument("--t-end", type=_number(float, "--t-end"), help="simulated time, s")
+    # every run option, for each run of the study where the study does not set it itself
+    add_option_flags(study, [g for g in GROUPS if g != "output"], exclude=("t_end",))
     _pairs_flag(study, "--set", "study parameter (repeatable); see `nlpmbd list`")
     study.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     bench = sub.add_parser("bench", help="time every case and solver mode (see benchmarks/)")

@@ -67,9 +67,17 @@ class RunSpec:
         spec = {"label": self.label, "case": self.case, "params": self.params}
         return json.loads(json.dumps({**spec, "options": self.options}, sort_keys=True))
 
-    def simulation_options(self, case: Any) -> dict[str, Any]:
-        """SimulationOptions keywords: the case's step defaults, then this spec's options."""
+    def with_defaults(self, options: Mapping[str, Any]) -> RunSpec:
+        """This spec with `options` below its own (a study's command-line options)."""
+        if not options:
+            return self
+        return RunSpec(self.label, self.case, self.params, {**options, **self.options})
+
+    def simulation_options(self, case: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+        """SimulationOptions keywords: the case's step defaults and option defaults for its
+        resolved `params` (Case.options, as `nlpmbd run` takes them), then this spec's."""
         kw: dict[str, Any] = {"t_end": case.t_end, "h_min": case.h_min, "h_max": case.h_max}
+        kw.update(case.option_defaults(params))
         kw.update(self.options)
         if "h_min" in self.options and "h_max" not in self.options:
             kw["h_max"] = max(kw["h_max"], kw["h_min"])

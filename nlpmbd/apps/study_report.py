@@ -15,6 +15,7 @@ from typing import Any
 from ..io.outdir import OutputLock, atomic_write, prepare_output
 from ..io.result import SimulationResult
 from ..model.case import resolve_parameters
+from ..run.option_groups import check_options
 from .signals import StopFlag
 from .study import RunOutcome, RunSpec, Study
 from .study_run import run_specs
@@ -40,11 +41,14 @@ def run_study(
     workers: int | None = None,
     cluster: str | None = None,
     progress: bool = False,
+    options: Mapping[str, Any] | None = None,
 ) -> StudyReport:
     """Resolve the parameters, run (or reuse) every spec, then write table.csv/.md, the figures
-    and study.json into `out`: for the runs that completed, after a failure or a Ctrl-C too."""
+    and study.json into `out`: for the runs that completed, after a failure or a Ctrl-C too.
+    `options` (flat names) apply to every run, except where its spec sets the option itself."""
     params = resolve_parameters(study.parameters, overrides or {}, f"study {study.name}")
-    specs = study.specs(params)
+    options = check_options(options or {})  # one line before anything runs, not failed runs
+    specs = [spec.with_defaults(options) for spec in study.specs(params)]
     d = prepare_output(out, "--out")
     with OutputLock(d, "--out"), StopFlag().installed() as stop:
         outcomes = run_specs(

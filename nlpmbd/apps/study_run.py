@@ -48,7 +48,7 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
     try:
         case = get_case(spec.case)
         system, params = case.build(spec.params)
-        options = SimulationOptions(**spec.simulation_options(case))
+        options = SimulationOptions(**spec.simulation_options(case, params))
         meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
         result = simulate(system, options, meta=meta, stop=stop)
     except SolverFailure as err:

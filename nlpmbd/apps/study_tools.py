@@ -84,10 +84,27 @@ def t_end_parameter(default: float) -> Parameter:
     )
 
 
-def resolved(r: SimulationResult) -> str:
-    """ "yes", or "no: " and the first validity warning of the run (run/validity.py): a run that
-    finished without resolving its motion (e.g. a clearance the step cannot resolve)."""
+#: A deviation between two runs counts as converged when the runs' error estimates together
+#: are below this fraction of it.
+CONVERGED = 0.1
+
+
+def resolved(
+    r: SimulationResult, deviation: float | None = None, other: SimulationResult | None = None
+) -> str:
+    """ "yes", or "no: " and why: the first validity warning of the run (run/validity.py: a run
+    that finished without resolving its motion, e.g. a clearance the step cannot resolve); with
+    `deviation` (m) from the run `other`, also when the two runs' error estimates (meta
+    error_estimate) are not below CONVERGED of it: the deviation is not converged in h."""
     warnings = list(r.meta.get("warnings", []))
+    if not warnings and deviation is not None and other is not None:
+        error = float(r.meta.get("error_estimate", 0.0))
+        error += float(other.meta.get("error_estimate", 0.0))
+        if error > CONVERGED * deviation:
+            warnings.append(
+                f"the error estimates ({error:.3g} m) are not below {CONVERGED:g} of the "
+                f"deviation ({deviation:.3g} m): not converged in h; use a smaller h"
+            )
     if not warnings:
         return "yes"
     first = warnings[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -271,6 +272,18 @@ GROUPS: dict[str, type[_Group]] = {
     "tolerances": Tolerances,
     "output": Output,
 }
+
+
+def check_options(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """Options by their own names, each converted and checked against its own type and range
+    (InputError), their combinations not (SimulationOptions does that)."""
+    table = flat_fields()
+    out = {}
+    for key, value in flat.items():
+        if key not in table:
+            raise InputError(f"unknown option {short_repr(key)}")
+        out[key] = _check_field(table[key][1], value)
+    return out
 
 
 def flat_fields() -> dict[str, tuple[str, dataclasses.Field]]:

@@ -90,7 +90,9 @@ def _cs_analyse(
                 "energy loss (J)": -energy_change(r) if r else "",
                 "impacts": impacts(r) if r else "",
                 "max penetration / c": penetration(r) if r else "",
-                "resolved": resolved(r) if r else "",
+                "resolved": resolved(r, float(dev[s.label].max()), ideal)
+                if r and s.label in dev and s.label != "ideal"
+                else (resolved(r) if r else ""),
             }
         )
     return rows
