@@ -641,44 +641,76 @@ def _damaged(python: str, root: Path, damage, check=None) -> tuple[bool, str]:
         return ok, "; ".join(r[1] for r in results)
 
 
+#: The corpus's parts, for the per-part counts (bad inputs by list, damaged files by list).
+PARTS = ("BAD", "BAD_OUTPUT", "BAD_STUDY_LIMITS", "parameters")
+DAMAGE_PARTS = ("DAMAGE", "DAMAGE_OUTPUT", "DAMAGE_LIMITS")
+
+
+def corpus(python: str, jobs: int) -> dict[str, list]:
+    """Every entry run against `python`: {part: [(name, ok, what)]} (and "harmless", "good")."""
+    PYTHON[0] = python
+    root = Path(tempfile.mkdtemp(prefix="nlpmbd-abuse-"))
+    try:
+        _fixture(python, root)
+        lists = dict(
+            zip(PARTS, (BAD, BAD_OUTPUT, BAD_STUDY_LIMITS, _parameters(python)), strict=True)
+        )
+        lists.update(zip(DAMAGE_PARTS, (DAMAGE, DAMAGE_OUTPUT, DAMAGE_LIMITS), strict=True))
+        out: dict[str, list] = {}
+        with ThreadPoolExecutor(jobs) as pool:
+            for part, items in lists.items():
+                run = _damaged if part in DAMAGE_PARTS else _bad
+                out[part] = list(pool.map(lambda item, run=run: (item[0], *run(python, root, *item[1:])), items))  # fmt: skip
+            out["good"] = list(pool.map(lambda item: (item[0], *_bad(python, root, *item[1:])), GOOD_LIMITS))  # fmt: skip
+            out["harmless"] = list(pool.map(lambda item: (item[0], *_damaged(python, root, item[1])), HARMLESS))  # fmt: skip
+        return out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _counts(rows: dict[str, list]) -> dict[str, str]:
+    """ "ok / total" per part and in sum (bad inputs clean, damaged files refused), false alarms
+    and good inputs that did not run."""
+
+    def frac(parts):
+        entries = [r for p in parts for r in rows[p]]
+        return f"{sum(ok for _, ok, _ in entries)} / {len(entries)}"
+
+    out = {p: frac([p]) for p in (*PARTS, *DAMAGE_PARTS)}
+    out["bad inputs clean"] = frac(PARTS)
+    out["damaged files refused"] = frac(DAMAGE_PARTS)
+    wrongly = [n for n, _, what in rows["harmless"] if "exit 0" not in what.split(";")[0]]
+    out["harmless changes refused"] = f"{len(wrongly)} / {len(rows['harmless'])}"
+    failing = [n for n, _, what in rows["good"] if not what.startswith("exit 0")]
+    out["good inputs that did not run"] = f"{len(failing)} / {len(rows['good'])}"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.abuse")
     p.add_argument("--python", default=sys.executable)
+    p.add_argument(
+        "--before", metavar="PYTHON", help="an interpreter with an earlier nlpmbd: counts of both"
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
-    PYTHON[0] = args.python
-    root = Path(tempfile.mkdtemp(prefix="nlpmbd-abuse-"))
-    _fixture(args.python, root)
-    bad = BAD + BAD_OUTPUT + BAD_STUDY_LIMITS + _parameters(args.python)
-    with ThreadPoolExecutor(args.jobs) as pool:
-        inputs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), bad))
-        damage = list(
-            pool.map(
-                lambda item: (item[0], *_damaged(args.python, root, *item[1:])),
-                DAMAGE + DAMAGE_OUTPUT + DAMAGE_LIMITS,
-            )
-        )
-        runs = list(pool.map(lambda item: (item[0], *_bad(args.python, root, *item[1:])), GOOD_LIMITS))  # fmt: skip
-        harmless = list(pool.map(lambda item: (item[0], *_damaged(args.python, root, item[1])), HARMLESS))  # fmt: skip
-    for title, rows, good in (
-        ("bad inputs", inputs, "clean"),
-        ("damaged files", damage, "refused"),
-    ):
-        print(f"\n{title}:")
-        for name, ok, what in rows:
-            if not ok:
-                print(f"  NOT {good}: {name}: {what}")
-    wrongly = [name for name, ok, what in harmless if "exit 0" not in what.split(";")[0]]
-    print(f"\nbad inputs clear: {sum(ok for _, ok, _ in inputs)} / {len(inputs)}")
-    print(f"damaged result files refused: {sum(ok for _, ok, _ in damage)} / {len(damage)}")
-    print(f"harmless changes refused (false alarms): {len(wrongly)} / {len(harmless)} {wrongly}")
-    failing = [f"{name} ({what})" for name, _, what in runs if not what.startswith("exit 0")]
-    print(f"good inputs that did not run: {len(failing)} / {len(runs)} {failing}")
+    after = corpus(args.python, args.jobs)
+    for part in (*PARTS, *DAMAGE_PARTS, "good", "harmless"):
+        for name, ok, what in after[part]:
+            if not ok and part not in ("good", "harmless"):
+                print(
+                    f"  NOT {'refused' if part in DAMAGE_PARTS else 'clean'}: {part}: {name}: {what}"
+                )
+    counts = {"after": _counts(after)}
+    if args.before:
+        counts = {"before": _counts(corpus(args.before, args.jobs)), **counts}
+    print("\n| | " + " | ".join(counts) + " |")
+    print("|---" * (len(counts) + 1) + "|")
+    for key in counts["after"]:
+        print(f"| {key} | " + " | ".join(c[key] for c in counts.values()) + " |")
     if args.json:
-        args.json.write_text(json.dumps({"inputs": inputs, "damage": damage, "harmless": harmless,
-                                         "good": runs}))  # fmt: skip
-    shutil.rmtree(root, ignore_errors=True)
+        args.json.write_text(json.dumps({"after": after, "counts": counts}))
     return 0
 
 
