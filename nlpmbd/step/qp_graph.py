@@ -40,6 +40,7 @@ from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .qp_cone import N_SLOTS
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective, SoftSlacks
@@ -92,7 +93,8 @@ def attempt_function(
     if m.has_friction:
         out = _fixed_point(at, args, normal, rounds)
     else:
-        out = at.call([*args, ca.MX.zeros(m.n_gap)])
+        out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(_cone_rows(m), N_SLOTS)])
+    out = out[: len(ATTEMPT_OUT)]
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
     return two_stage(kernel, f) if kernel.second_order and whole else f
@@ -109,29 +111,40 @@ def _symbols(values: list) -> list:
     return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
 
 
+def _cone_rows(m: Any) -> int:
+    """Rows of the friction polygons' cut directions (step/qp_cone.py): 3 per spatial contact
+    of a model with friction."""
+    return 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
+
+
+def _friction_symbols(m: Any) -> list:
+    """normal (the friction bounds' normal forces) and fdirs (the polygons' cuts)."""
+    return [ca.MX.sym("normal", m.n_gap), ca.MX.sym("fdirs", _cone_rows(m), N_SLOTS)]
+
+
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal) -> ATTEMPT_OUT: one QP, and with restitution a
-    second one that releases the gap rows of induced impacts (step/impacts.py); a second round
-    of them fails the step's checks (the NLP path takes it)."""
+    """(t, q, v, h, use, applied, normal, fdirs) -> ATTEMPT_OUT, fdirs: one QP, and with
+    restitution a second one that releases the gap rows of induced impacts (step/impacts.py); a
+    second round of them fails the step's checks (the NLP path takes it)."""
     m = kernel.model
-    args = _step_symbols(m) + [ca.MX.sym("normal", m.n_gap)]
+    args = _step_symbols(m) + _friction_symbols(m)
     out = one.call([*args, ca.MX.zeros(m.n_gap)])
     if m.has_restitution:
         syms = _symbols(out)
         again = _switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
         out = again.call([ca.mmax(ca.vertcat(0, out[-1])), *args, *out])
         out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
-    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT)])
+    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT) + 1])
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal, released) -> the outputs of `one`: with the vector
+    """(t, q, v, h, use, applied, normal, fdirs, released) -> the outputs of `one`: with the vector
     linearisation, the QP again with a cut wherever its solution leaves a radial gap's disc,
     at most N_CUTS times (step/cuts.py)."""
     if not kernel.vector:
         return one
     m = kernel.model
-    args = _step_symbols(m) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
+    args = _step_symbols(m) + _friction_symbols(m) + [ca.MX.sym("released", m.n_gap)]
     dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
     out = one.call([*args, dirs])
     q, v, h, use = args[1:5]
@@ -159,12 +172,15 @@ def _step_symbols(m: Any) -> list:
 
 
 def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
-    """Rounds of `at`, each with the normal forces of the round before, until one is `settled`
-    (Coulomb's law holds at its own normal forces, to the EoM tolerance); ok requires that."""
-    out = at.call([*args, normal])
+    """Rounds of `at`, each with the normal forces and the friction polygons' cuts of the
+    round before, until one is `settled` (Coulomb's law holds at its own normal forces, to the
+    EoM tolerance); ok requires that."""
+    fdirs = at.sparsity_in(len(args) + 1)
+    out = at.call([*args, normal, ca.DM.zeros(fdirs.shape)])
     for k in range(rounds - 1):
         syms = _symbols(out)
-        step = _switch(f"friction_round_{k}", [*args, *syms], at.call([*args, syms[2]]), syms)
+        again = at.call([*args, syms[2], syms[len(ATTEMPT_OUT)]])
+        step = _switch(f"friction_round_{k}", [*args, *syms], again, syms)
         out = step.call([1 - out[9], *args, *out])
     out[7] = out[7] * out[9]
     return out
@@ -213,18 +229,19 @@ class _Rows:
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
-    """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
-    contacts of induced impacts (step/impacts.py)."""
+    """One QP: (t, q, v, h, use, applied, normal, fdirs, released[, cuts]) -> ATTEMPT_OUT,
+    fdirs of the next round (step/qp_cone.py), released, released + the contacts of induced
+    impacts (step/impacts.py)."""
     k, m = kernel, kernel.model
     nc, ne, nv = m.n_gap, m.n_eq, m.n_v
     args = _step_symbols(m)
     t, q, v, h, use, applied = args
-    normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
+    (normal, fdirs), released = _friction_symbols(m), ca.MX.sym("released", nc)
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
     obj = Objective(k, args)
-    fr = Tangential(m, q, v, obj.v_free) if m.has_friction else None
+    fr = Tangential(m, q, v, obj.v_free, fdirs) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
     H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
@@ -251,12 +268,12 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     mult = y[: rows.n_contact, 0] / h
     f = Forces(rows, mult, ne, nc, v_new)
     lam, lam_eq = f.lam, f.lam_eq
-    fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
+    fric, generalised, within, miss, grades = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0, None
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv : nv + nw]) / h
         y_f = y[rows.n_contact :, 0] / h
         fric, generalised, within = fr.forces(y_f, bound, bias)
-        miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)
+        miss, grades = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias, v_new, h)
     K = obj.residual(v_new)
     eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
     q_new, drift = k.update(q, v_new, h)
@@ -268,9 +285,13 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= k.verification.eom * eom_scale
-    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled]
+    if grades is not None and fr is not None and fr.cone is not None:
+        fdirs_next = fr.cone.next_dirs(v_new, *grades, k.verification.eom * eom_scale)
+    else:
+        fdirs_next = fdirs
+    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled, fdirs_next]
     outputs += [released, released + caught]
-    inputs = [*args, normal, released] + ([dirs] if dirs is not None else [])
+    inputs = [*args, normal, fdirs, released] + ([dirs] if dirs is not None else [])
     return ca.Function("qp_one", inputs, outputs)
 
 
