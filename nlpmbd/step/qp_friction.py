@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import casadi as ca
+import numpy as np
+
 from .qp_cone import Cone
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
@@ -27,10 +29,10 @@ class Tangential:
     a plane (k_j = 1 tangent, the plane's normal x d_j, exact) has a row t . (D_j v) - p_j +
     n_j = 0 with p, n >= 0, its split variables (p, n) in w, contact by contact; the spatial
     contacts follow with their friction polygons (step/qp_cone.py): one s_j each after the
-    split variables, their rows after the split rows. `dirs`: the polygons' cut directions
-    (3 x spatial contacts, N_SLOTS)."""
+    split variables, their rows after the split rows. `state`: the polygons' state of the round
+    before (Cone)."""
 
-    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any, dirs: Any) -> None:
+    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any, state: Any) -> None:
         nc, nv = m.n_gap, m.n_v
         D, planes = m.slip(q), m.slip_plane(q)
         d, _ = m.contact(q)
@@ -47,14 +49,15 @@ class Tangential:
             split = ca.DM.zeros(1, self.nw)
             split[0, 2 * i : 2 * i + 2] = ca.DM([[-1, 1]])
             rows.append(ca.horzcat(T.T @ self.D[j], split))
-        self.cone = None
+        self.cone, self.state = None, state
         if self.spatial:
-            tangents = []
-            for j in self.spatial:
-                t1 = _tangent(d[:, j], self.D[j] @ vm, self.D[j] @ v_free)
-                tangents.append((t1, ca.cross(d[:, j], t1)))
+            tangents, normals = [], [d[:, j] for j in self.spatial]
+            for j, n in zip(self.spatial, normals, strict=True):
+                t1 = _tangent(n, self.D[j] @ vm, self.D[j] @ v_free)
+                tangents.append((t1, ca.cross(n, t1)))
             D_s = [self.D[j] for j in self.spatial]
-            self.cone = Cone(D_s, tangents, dirs, m.M_inv)
+            mass = float(np.max(m.masses))
+            self.cone = Cone(D_s, normals, tangents, state, ca.DM(m.M_inv), mass)
             rows.append(self.cone.rows(self.nw, 2 * len(self.planar)))
         self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + self.nw)
 
@@ -65,24 +68,25 @@ class Tangential:
     def _of_spatial(self, a: Any) -> Any:
         return ca.vertcat(*[a[j] for j in self.spatial])
 
-    def extension(self, h: Any, bound: Any) -> tuple[Any, ...]:
-        """What friction adds to the QP (g, lbx, ubx, A, lba, uba): the split variables' cost
-        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0; then the
-        polygons' s_j and rows (Cone.bounds)."""
+    def extend(self, qp: tuple, h: Any, bound: Any, objective: Any) -> tuple[Any, ...]:
+        """The QP's (H, g, lbx, ubx, A, lba, uba) with friction's: the split variables' cost
+        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0; the polygons'
+        s_j and rows (Cone.bounds), and their slip curvature (Cone.curvature) in H, in the
+        objective's unknowns u (v = T u)."""
         zero = ca.DM.zeros(len(self.planar))
         lo, up = split_bounds(self._per_tangent(bound, 1))
-        out = [self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero]
-        if self.cone is None:
-            return tuple(out)
-        g, lbx, ubx, lba, uba = self.cone.bounds(h, self._of_spatial(bound))
-        return (
-            ca.vertcat(out[0], g),
-            ca.vertcat(lo, lbx),
-            ca.vertcat(up, ubx),
-            self.A,
-            ca.vertcat(zero, lba),
-            ca.vertcat(zero, uba),
-        )
+        extra = [self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero]
+        H = qp[0]
+        if self.cone is not None:
+            spatial = self._of_spatial(bound)
+            g, lbx, ubx, lba, uba = self.cone.bounds(h, spatial)
+            for i, part in zip((0, 1, 2, 4, 5), (g, lbx, ubx, lba, uba), strict=True):
+                extra[i] = ca.vertcat(extra[i], part)
+            T = objective.velocities(ca.DM.eye(self.A.shape[1] - self.nw))
+            curvature = T.T @ self.cone.curvature(h, spatial) @ T
+            H = H + ca.diagcat(curvature, ca.DM(self.nw, self.nw))
+        parts = (ca.vertcat(a, b) for a, b in zip(qp[1:], extra, strict=True))
+        return (H, *parts)
 
     def active_start(self) -> ca.DM:
         """qrqp's initial active set for w (lam_x0): no slip (p = n = 0, s = 0)."""
@@ -96,18 +100,19 @@ class Tangential:
         y_p, y_s = (y, None) if self.cone is None else (y[:n], y[n:])
         return y_p, [y_p[i : i + 1] for i in range(n)], y_s
 
-    def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
+    def forces(self, y: Any, bound: Any, bias: Any, v_new: Any, h: Any) -> tuple[Any, Any, Any]:
         """From the friction rows' multipliers / h: the friction force on each moving body
         (3, M), its generalised force, and 1 if every contact's force is within its bound g_j,
         up to `bias` (N; the split variables' curvature) (the QP's dual feasibility: a planar
         contact's component within g_j, a spatial one's force within the cone)."""
         y_p, y_c, y_s = self._parts(y)
-        columns = dict(zip(self.planar, [-T @ yj for T, yj in zip(self.basis, y_c, strict=True)]))
+        forces = [-T @ yj for T, yj in zip(self.basis, y_c, strict=True)]
+        columns = dict(zip(self.planar, forces, strict=True))
         margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
         excess = ca.mmax(ca.fabs(y_p) - self._per_tangent(bound, 1)) if self.planar else -ca.inf
         if self.cone is not None:
-            spatial = self.cone.forces(y_s)
-            columns.update(zip(self.spatial, spatial))
+            spatial = self.cone.forces(y_s, v_new, h, self._of_spatial(bound))
+            columns.update(zip(self.spatial, spatial, strict=True))
             sizes = ca.vertcat(*[ca.norm_2(f) for f in spatial])
             excess = ca.fmax(excess, ca.mmax(sizes - self._of_spatial(bound)))
         fric = ca.horzcat(*[columns[j] for j in range(len(self.D))])
@@ -115,14 +120,14 @@ class Tangential:
         return fric, generalised, excess <= margin
 
     def mismatch(
-        self, y: Any, bound: Any, own: Any, bias: Any, v_new: Any, h: Any
+        self, y: Any, bound: Any, own: Any, bias: Any, v_new: Any, h: Any, tolerance: Any
     ) -> tuple[Any, Any]:
         """(|generalised force| (N) by which the Tresca friction y (rows' multipliers / h) under
-        the bounds `bound` misses Coulomb's law at the step's own bounds `own`, the spatial
-        contacts' (size, slip inertia force) for Cone.next_dirs). A planar component strictly
-        inside both bounds sticks under either (0); any other is taken as slipping, off by
-        |own - bound| (an upper bound for a sticking one at its bound). Spatial contacts:
-        Cone.errors."""
+        the bounds `bound` misses Coulomb's law at the step's own bounds `own`, the polygons'
+        state for the next round (Cone.next_state; `tolerance`: the EoM's, N)). A planar
+        component strictly inside both bounds sticks under either (0); any other is taken as
+        slipping, off by |own - bound| (an upper bound for a sticking one at its bound).
+        Spatial contacts: Cone.errors."""
         margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
         y_p, _, y_s = self._parts(y)
         inner = self._per_tangent(ca.fmin(bound, own), 1) - margin
@@ -131,17 +136,19 @@ class Tangential:
         D_p = [self.D[j] for j in self.planar]
         total = sum(Dj.T @ (T @ ej) for Dj, T, ej in zip(D_p, self.basis, e_c, strict=True))
         if self.cone is None:
-            return ca.norm_2(total), None
+            return ca.norm_2(total), self.state
         errors, sizes, pushes = self.cone.errors(
             y_s, self._of_spatial(bound), self._of_spatial(own), margin, v_new, h
         )
-        total = total + sum(self.D[j].T @ e_j for j, e_j in zip(self.spatial, errors))
-        return ca.norm_2(total), (sizes, pushes)
+        total = total + sum(self.D[j].T @ e for j, e in zip(self.spatial, errors, strict=True))
+        return ca.norm_2(total), self.cone.next_state(v_new, (sizes, pushes), tolerance)
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
-    """A unit tangent at a contact of normal d: along the slip at the step's start, else along
-    the free slip, else across d and the coordinate axis least aligned with it."""
+    """A unit tangent at a contact of normal d: along the free slip (that of the step's end
+    for a sliding point mass, the direction of the force that holds a sticking one), else
+    along the slip at the step's start, else across d and the coordinate axis least aligned
+    with it."""
     axes = [ca.DM([1, 0, 0]), ca.DM([0, 1, 0]), ca.DM([0, 0, 1])]
     a = ca.fabs(d)
     helper = ca.if_else(
@@ -149,9 +156,9 @@ def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
     )
     across = ca.cross(d, helper)
     guess = ca.if_else(
-        ca.norm_2(slip_m) > _TINY_SLIP,
-        slip_m,
-        ca.if_else(ca.norm_2(slip_free) > _TINY_SLIP, slip_free, across),
+        ca.norm_2(slip_free) > _TINY_SLIP,
+        slip_free,
+        ca.if_else(ca.norm_2(slip_m) > _TINY_SLIP, slip_m, across),
     )
     return guess / ca.fmax(ca.norm_2(guess), 1e-300)  # 0 where d = 0 (no tangent plane)
 

@@ -10,18 +10,15 @@ With h fixed, the per-step NLP is a convex QP in the velocities (docs/FORMULATIO
 
 every row divided by h so that it reads in m/s. Its multipliers divided by h are the forces. The
 Tresca term h g_j |D_j v| (friction bound g_j = mu_j lambda_j, D_j v the slip) is the NLP's
-(step/graph.py) in a tangent basis T_j = (t1, t2) that turns with the contact: t1 along the slip
-at the step's start (or the free slip, or any tangent when both vanish). Each slip component
-t_i . D_j v = p_ij - n_ij is split into p, n >= 0 with cost h g_j (p + n): exact for a slip that
-keeps its direction within the step (every planar mechanism; otherwise the error is second order
-in the turn of the slip within a step), while a sticking contact holds up to g_j along t1 and t2
-each (a square: up to sqrt(2) g_j between them, for spatial contacts only). The friction bound's
-normal forces are a fixed point: the step is solved again with the normal forces it produced, at
-most `rounds` times, until a round is settled: its EoM residual plus the generalised force by
-which its friction misses Coulomb's law at its own normal forces is within the kernel's EoM
-tolerance, the NLP path's acceptance (step/friction.py). Each round runs only when the one
-before did not settle (Function.if_else); a step that has not settled, or whose QP multipliers
-leave the friction law, fails its checks.
+(step/graph.py): exact for planar contacts, whose slip has one component (a split p - n, step/
+qp_friction.py), and for spatial ones a polygon under the cone, refined by cuts at the slip and
+by Newton's second-order term across it round by round (step/qp_cone.py). The friction bound's
+normal forces are a fixed point: the step is solved again with the normal forces (and friction
+polygons) it produced, at most `rounds` times, until a round is settled: its EoM residual plus
+the generalised force by which its friction misses Coulomb's law at its own normal forces is
+within the kernel's EoM tolerance, the NLP path's acceptance (step/friction.py). Each round runs
+only when the one before did not settle (Function.if_else); a step that has not settled, or
+whose friction forces leave the friction law, fails its checks.
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
@@ -40,7 +37,7 @@ from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
-from .qp_cone import N_SLOTS
+from .qp_cone import Cone
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective, SoftSlacks
@@ -93,7 +90,7 @@ def attempt_function(
     if m.has_friction:
         out = _fixed_point(at, args, normal, rounds)
     else:
-        out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(_cone_rows(m), N_SLOTS)])
+        out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(at.sparsity_in(7).shape)])
     out = out[: len(ATTEMPT_OUT)]
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
@@ -111,15 +108,10 @@ def _symbols(values: list) -> list:
     return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
 
 
-def _cone_rows(m: Any) -> int:
-    """Rows of the friction polygons' cut directions (step/qp_cone.py): 3 per spatial contact
-    of a model with friction."""
-    return 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
-
-
 def _friction_symbols(m: Any) -> list:
-    """normal (the friction bounds' normal forces) and fdirs (the polygons' cuts)."""
-    return [ca.MX.sym("normal", m.n_gap), ca.MX.sym("fdirs", _cone_rows(m), N_SLOTS)]
+    """normal (the friction bounds' normal forces), fdirs (friction polygons, step/qp_cone.py)."""
+    rows = 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
+    return [ca.MX.sym("normal", m.n_gap), ca.MX.sym("fdirs", rows, Cone.columns)]
 
 
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
@@ -138,9 +130,9 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal, fdirs, released) -> the outputs of `one`: with the vector
-    linearisation, the QP again with a cut wherever its solution leaves a radial gap's disc,
-    at most N_CUTS times (step/cuts.py)."""
+    """(t, q, v, h, use, applied, normal, fdirs, released) -> the outputs of `one`: with the
+    vector linearisation, the QP again with a cut wherever its solution leaves a radial gap's
+    disc, at most N_CUTS times (step/cuts.py)."""
     if not kernel.vector:
         return one
     m = kernel.model
@@ -175,8 +167,7 @@ def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
     """Rounds of `at`, each with the normal forces and the friction polygons' cuts of the
     round before, until one is `settled` (Coulomb's law holds at its own normal forces, to the
     EoM tolerance); ok requires that."""
-    fdirs = at.sparsity_in(len(args) + 1)
-    out = at.call([*args, normal, ca.DM.zeros(fdirs.shape)])
+    out = at.call([*args, normal, ca.DM.zeros(at.sparsity_in(len(args) + 1).shape)])
     for k in range(rounds - 1):
         syms = _symbols(out)
         again = at.call([*args, syms[2], syms[len(ATTEMPT_OUT)]])
@@ -236,12 +227,12 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     nc, ne, nv = m.n_gap, m.n_eq, m.n_v
     args = _step_symbols(m)
     t, q, v, h, use, applied = args
-    (normal, fdirs), released = _friction_symbols(m), ca.MX.sym("released", nc)
+    (normal, state), released = _friction_symbols(m), ca.MX.sym("released", nc)
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
     obj = Objective(k, args)
-    fr = Tangential(m, q, v, obj.v_free, fdirs) if m.has_friction else None
+    fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
     H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
@@ -249,10 +240,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         mu = ca.if_else(ca.vertcat(*fr.slip_m) >= friction.stick_speed, m.mu, m.mu_static)
         bound = friction_bound(mu, normal)
-        g, lbx, ubx, A, lba, uba = (
-            ca.vertcat(a, b)
-            for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
-        )
+        H, g, lbx, ubx, A, lba, uba = fr.extend((H, g, lbx, ubx, A, lba, uba), h, bound, obj)
     soft = SoftSlacks(k, h, A.shape[0], ne)
     H, g, A, lbx, ubx = soft.extend(H, g, A, lbx, ubx)  # SpringDamperContacts' slacks
     A = obj.unscale(A, nw + soft.n)  # the friction rows too
@@ -268,14 +256,16 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     mult = y[: rows.n_contact, 0] / h
     f = Forces(rows, mult, ne, nc, v_new)
     lam, lam_eq = f.lam, f.lam_eq
-    fric, generalised, within, miss, grades = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0, None
+    fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv : nv + nw]) / h
         y_f = y[rows.n_contact :, 0] / h
-        fric, generalised, within = fr.forces(y_f, bound, bias)
-        miss, grades = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias, v_new, h)
+        fric, generalised, within = fr.forces(y_f, bound, bias, v_new, h)
     K = obj.residual(v_new)
     eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
+    fdirs, tol = state, k.verification.eom * eom_scale  # fdirs: the next round's polygons
+    if fr is not None:
+        miss, fdirs = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias, v_new, h, tol)
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
@@ -284,14 +274,10 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     ok = ok * finite * (comp < ca.inf) * (drift < ca.inf) * within
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
-    settled = eom + miss <= k.verification.eom * eom_scale
-    if grades is not None and fr is not None and fr.cone is not None:
-        fdirs_next = fr.cone.next_dirs(v_new, *grades, k.verification.eom * eom_scale)
-    else:
-        fdirs_next = fdirs
-    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled, fdirs_next]
+    settled = eom + miss <= tol
+    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled, fdirs]
     outputs += [released, released + caught]
-    inputs = [*args, normal, fdirs, released] + ([dirs] if dirs is not None else [])
+    inputs = [*args, normal, state, released] + ([dirs] if dirs is not None else [])
     return ca.Function("qp_one", inputs, outputs)
 
 
