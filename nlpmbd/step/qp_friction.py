@@ -88,9 +88,12 @@ class Tangential:
         parts = (ca.vertcat(a, b) for a, b in zip(qp[1:], extra, strict=True))
         return (H, *parts)
 
-    def active_start(self) -> ca.DM:
-        """qrqp's initial active set for w (lam_x0): no slip (p = n = 0, s = 0)."""
-        marks = [ca.DM([-1, -1]) for _ in self.planar] + [ca.DM([-1]) for _ in self.spatial]
+    def active_start(self, stick_speed: float) -> Any:
+        """qrqp's initial active set for w (lam_x0): no slip (p = n = 0); s_j = 0 for a spatial
+        contact slower than `stick_speed` at the step's start, else s_j free (qrqp fails to
+        leave the wrong one of the two within its iterations)."""
+        marks = [ca.DM([-1, -1]) for _ in self.planar]
+        marks += [ca.if_else(self.slip_m[j] < stick_speed, -1, 0) for j in self.spatial]
         return ca.vertcat(*marks) if marks else ca.DM(0, 1)
 
     def _parts(self, y: Any) -> tuple[Any, list, Any]:

@@ -247,8 +247,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
-    lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
-    lam_x0 = ca.vertcat(lam_x0, ca.DM.zeros(soft.n))
+    start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
         phi = phi - h * k.soft_spread(sol["x"][nv + nw :, 0])
