@@ -155,3 +155,14 @@ def test_planar_contacts_keep_their_exact_split_beside_spatial_ones():
     assert np.abs(both.lam[:, :4] - alone.lam).max() < 1e-9 * np.abs(alone.lam).max()
     drift = both.q[-1, 9] - both.q[0, 9]
     assert drift == pytest.approx(point_mass(30.0, 0.3, 1.0, 1.0, 0.3)[1], rel=1e-2)
+
+
+def test_clearance_pendulum_with_friction_agrees_with_the_nlp_path():
+    """The pendulum's clearance pin (c = 1e-4 m, mu 0.2): two spatial contacts whose smoothed
+    radial normal is not quite unit; sliding and sticking round the hole on both paths."""
+    runs = {}
+    for solver in ("qp", "nlp"):
+        system, _ = get_case("pendulum").build({"joint": "clearance", "mu": 0.2})
+        runs[solver] = run(system, solver, 0.3)
+    assert np.abs(runs["qp"].friction_force).max() > 0.1
+    assert np.abs(runs["qp"].q - runs["nlp"].q).max() < 1e-7

@@ -62,7 +62,7 @@ class Cone:
     def __init__(
         self, D: list, normals: list, tangents: list, state: Any, M_inv: Any, mass: float
     ) -> None:
-        self.n, self.D = len(D), D
+        self.n, self.D, self.normals = len(D), D, normals
         angles = 2 * np.pi * np.arange(N_FAN) / N_FAN
         self.C, self.set, self.before, self.across = [], [], [], []
         for i, (t1, t2) in enumerate(tangents):
@@ -112,6 +112,13 @@ class Cone:
         pairs = zip(kappa, self.D, self.across, strict=True)
         return sum(k * (Dj.T @ a) @ (a.T @ Dj) for k, Dj, a in pairs)
 
+    def _slip(self, i: int, v: Any) -> Any:
+        """Contact i's slip at v in its tangent plane: D_j v less its part along the unit
+        normal (a smoothed radial gap's d is not quite unit, so D_j v keeps ~1e-6 of the normal
+        velocity, which no friction row sees)."""
+        u, n = self.D[i] @ v, self.normals[i]
+        return u - n @ (n.T @ u)
+
     def _split(self, y: Any) -> list:
         r = self.rows_per_contact
         return [y[r * i : r * (i + 1)] for i in range(self.n)]
@@ -131,7 +138,7 @@ class Cone:
         errors, sizes, pushes = [], [], []
         forces = self.forces(y, v_new, h, bound)
         for i, (C, yi, f) in enumerate(zip(self.C, self._split(y), forces, strict=True)):
-            u = self.D[i] @ v_new
+            u = self._slip(i, v_new)
             speed = ca.norm_2(u)
             direction = u / ca.fmax(speed, _TINY)
             pull = C @ yi
@@ -154,8 +161,8 @@ class Cone:
         the newest cut (the oldest goes); elsewhere the state as it was."""
         sizes, pushes = grades
         blocks = []
-        for i, (C, Dj) in enumerate(zip(self.C, self.D, strict=True)):
-            u = Dj @ v_new
+        for i, C in enumerate(self.C):
+            u = self._slip(i, v_new)
             cut = u / ca.fmax(ca.norm_2(u), _TINY)
             need = (sizes[i] > CUT_SHARE * tolerance) * (pushes[i] > CUT_SHARE * tolerance)
             near = (C.T @ cut > np.cos(NEAR)).T  # (1, rows_per_contact)

@@ -51,7 +51,8 @@ class Tangential:
             rows.append(ca.horzcat(T.T @ self.D[j], split))
         self.cone, self.state = None, state
         if self.spatial:
-            tangents, normals = [], [d[:, j] for j in self.spatial]
+            tangents = []
+            normals = [d[:, j] / ca.fmax(ca.norm_2(d[:, j]), 1e-300) for j in self.spatial]
             for j, n in zip(self.spatial, normals, strict=True):
                 t1 = _tangent(n, self.D[j] @ vm, self.D[j] @ v_free)
                 tangents.append((t1, ca.cross(n, t1)))
@@ -148,10 +149,10 @@ class Tangential:
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
-    """A unit tangent at a contact of normal d: along the free slip (that of the step's end
-    for a sliding point mass, the direction of the force that holds a sticking one), else
-    along the slip at the step's start, else across d and the coordinate axis least aligned
-    with it."""
+    """A unit tangent at a contact of unit normal d (or 0): along the free slip (that of the
+    step's end for a sliding point mass, the direction of the force that holds a sticking
+    one), else along the slip at the step's start, else across d and the coordinate axis least
+    aligned with it."""
     axes = [ca.DM([1, 0, 0]), ca.DM([0, 1, 0]), ca.DM([0, 0, 1])]
     a = ca.fabs(d)
     helper = ca.if_else(
@@ -163,6 +164,7 @@ def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
         slip_free,
         ca.if_else(ca.norm_2(slip_m) > _TINY_SLIP, slip_m, across),
     )
+    guess = guess - d @ (d.T @ guess)  # in the plane of a unit d
     return guess / ca.fmax(ca.norm_2(guess), 1e-300)  # 0 where d = 0 (no tangent plane)
 
 
