@@ -129,14 +129,16 @@ class Cone:
         parts = zip(self.C, self._split(y), self._kappa(h, bound), self.across, self.D, strict=True)
         return [-C @ yi - k / h * a @ (a.T @ (Dj @ v_new)) for C, yi, k, a, Dj in parts]
 
-    def errors(
-        self, y: Any, bound: Any, own: Any, margin: Any, v_new: Any, h: Any
-    ) -> tuple[list, Any, Any]:
-        """(per contact the force (3,) by which the step misses Coulomb's law at the bounds
-        `own`, the smaller reading of the module docstring; per contact its norm (n,) and the
-        inertia force of its slip m_eff |u| / h (n,))."""
-        errors, sizes, pushes = [], [], []
-        forces = self.forces(y, v_new, h, bound)
+    def law(self, forces: list, y: Any, bounds: tuple, v_new: Any, h: Any, tol: Any) -> tuple:
+        """(per contact the force (3,) by which the step misses Coulomb's law, the state of the
+        next round) from the friction `forces` and the rows' multipliers y of the step, its
+        `bounds` (g (n,), own (n,), margin): the smaller reading of the module docstring. The
+        next state: where a contact misses the law by more than CUT_SHARE of `tol` (N; and
+        slips by an inertia force m_eff |u| / h that large), its slip at v_new and a row along
+        it, in place of a direction within NEAR of it, else as the newest cut (the oldest
+        goes); elsewhere the state as it was."""
+        bound, own, margin = bounds
+        errors, blocks = [], []
         for i, (C, yi, f) in enumerate(zip(self.C, self._split(y), forces, strict=True)):
             u = self._slip(i, v_new)
             speed = ca.norm_2(u)
@@ -148,27 +150,18 @@ class Cone:
             size = ca.norm_2(f)
             excess = ca.fmax(size - own[i] - margin, 0) * f / ca.fmax(size, _TINY)
             sticking = excess + m_eff * u / h
-            pick = ca.norm_2(slipping) <= ca.norm_2(sticking)
-            errors.append(ca.if_else(pick, slipping, sticking))
-            sizes.append(ca.fmin(ca.norm_2(slipping), ca.norm_2(sticking)))
-            pushes.append(m_eff * speed / h)
-        return errors, ca.vertcat(*sizes), ca.vertcat(*pushes)
+            off = ca.vertcat(ca.norm_2(slipping), ca.norm_2(sticking))
+            errors.append(ca.if_else(off[0] <= off[1], slipping, sticking))
+            need = (ca.mmin(off) > CUT_SHARE * tol) * (m_eff * speed / h > CUT_SHARE * tol)
+            blocks.append(self._next(i, u, direction, need))
+        return errors, ca.vertcat(*blocks)
 
-    def next_state(self, v_new: Any, grades: tuple, tolerance: Any) -> Any:
-        """`state` of the next round: where a contact misses the law and slips by more than
-        CUT_SHARE of `tolerance` (N; `grades`: the sizes and inertia forces of `errors`), its
-        slip at v_new and a row along it, in place of a direction within NEAR of it, else as
-        the newest cut (the oldest goes); elsewhere the state as it was."""
-        sizes, pushes = grades
-        blocks = []
-        for i, C in enumerate(self.C):
-            u = self._slip(i, v_new)
-            cut = u / ca.fmax(ca.norm_2(u), _TINY)
-            need = (sizes[i] > CUT_SHARE * tolerance) * (pushes[i] > CUT_SHARE * tolerance)
-            near = (C.T @ cut > np.cos(NEAR)).T  # (1, rows_per_contact)
-            first = ca.repmat(near * ca.cumsum(near, 1) == 1, 3, 1)  # the first one near
-            replaced = C + (cut @ ca.DM.ones(1, self.rows_per_contact) - C) * first
-            shifted = ca.horzcat(C[:, :N_FAN], cut, C[:, N_FAN : self.rows_per_contact - 1])
-            new = ca.horzcat(u, ca.if_else(ca.sum2(near) > 0, replaced, shifted))
-            blocks.append(ca.if_else(need, new, ca.horzcat(self.before[i], C)))
-        return ca.vertcat(*blocks)
+    def _next(self, i: int, u: Any, direction: Any, need: Any) -> Any:
+        """Contact i's state of the next round (`law`)."""
+        C = self.C[i]
+        near = (C.T @ direction > np.cos(NEAR)).T  # (1, rows_per_contact)
+        first = ca.repmat(near * ca.cumsum(near, 1) == 1, 3, 1)  # the first one near
+        replaced = C + (direction @ ca.DM.ones(1, self.rows_per_contact) - C) * first
+        shifted = ca.horzcat(C[:, :N_FAN], direction, C[:, N_FAN : self.rows_per_contact - 1])
+        new = ca.horzcat(u, ca.if_else(ca.sum2(near) > 0, replaced, shifted))
+        return ca.if_else(need, new, ca.horzcat(self.before[i], C))

@@ -50,6 +50,7 @@ class Tangential:
             split[0, 2 * i : 2 * i + 2] = ca.DM([[-1, 1]])
             rows.append(ca.horzcat(T.T @ self.D[j], split))
         self.cone, self.state = None, state
+        self.spatial_forces: list = []  # from forces, for mismatch
         if self.spatial:
             tangents = []
             normals = [d[:, j] / ca.fmax(ca.norm_2(d[:, j]), 1e-300) for j in self.spatial]
@@ -116,6 +117,7 @@ class Tangential:
         excess = ca.mmax(ca.fabs(y_p) - self._per_tangent(bound, 1)) if self.planar else -ca.inf
         if self.cone is not None:
             spatial = self.cone.forces(y_s, v_new, h, self._of_spatial(bound))
+            self.spatial_forces = spatial
             columns.update(zip(self.spatial, spatial, strict=True))
             sizes = ca.vertcat(*[ca.norm_2(f) for f in spatial])
             excess = ca.fmax(excess, ca.mmax(sizes - self._of_spatial(bound)))
@@ -128,10 +130,10 @@ class Tangential:
     ) -> tuple[Any, Any]:
         """(|generalised force| (N) by which the Tresca friction y (rows' multipliers / h) under
         the bounds `bound` misses Coulomb's law at the step's own bounds `own`, the polygons'
-        state for the next round (Cone.next_state; `tolerance`: the EoM's, N)). A planar
+        state for the next round (Cone.law; `tolerance`: the EoM's, N); after `forces`). A planar
         component strictly inside both bounds sticks under either (0); any other is taken as
         slipping, off by |own - bound| (an upper bound for a sticking one at its bound).
-        Spatial contacts: Cone.errors."""
+        Spatial contacts: Cone.law."""
         margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
         y_p, _, y_s = self._parts(y)
         inner = self._per_tangent(ca.fmin(bound, own), 1) - margin
@@ -141,11 +143,10 @@ class Tangential:
         total = sum(Dj.T @ (T @ ej) for Dj, T, ej in zip(D_p, self.basis, e_c, strict=True))
         if self.cone is None:
             return ca.norm_2(total), self.state
-        errors, sizes, pushes = self.cone.errors(
-            y_s, self._of_spatial(bound), self._of_spatial(own), margin, v_new, h
-        )
+        bounds = (self._of_spatial(bound), self._of_spatial(own), margin)
+        errors, state = self.cone.law(self.spatial_forces, y_s, bounds, v_new, h, tolerance)
         total = total + sum(self.D[j].T @ e for j, e in zip(self.spatial, errors, strict=True))
-        return ca.norm_2(total), self.cone.next_state(v_new, (sizes, pushes), tolerance)
+        return ca.norm_2(total), state
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
