@@ -75,7 +75,7 @@ class Cone:
             self.before.append(block[:, 0])
             speed = ca.fmax(ca.norm_2(block[:, 0]), _TINY)
             self.across.append(ca.cross(normals[i], block[:, 0]) / speed)  # 0 in round one
-        self.W = [Dj @ M_inv @ Dj.T for Dj in D]  # the contacts' slip compliance (3, 3)
+        self.M_inv = M_inv
         self.cap = CURVATURE_CAP * mass
 
     def rows(self, nw: int, offset: int) -> Any:
@@ -146,7 +146,8 @@ class Cone:
             pull = C @ yi
             tresca = f + pull - bound[i] * pull / ca.fmax(ca.sum1(yi), _TINY)
             slipping = tresca + own[i] * direction
-            m_eff = 1 / ca.fmax(ca.dot(direction, self.W[i] @ direction), _TINY)
+            push = self.D[i].T @ direction  # m_eff from the slip compliance D_j M^-1 D_j^T
+            m_eff = 1 / ca.fmax(ca.dot(push, self.M_inv @ push), _TINY)
             size = ca.norm_2(f)
             excess = ca.fmax(size - own[i] - margin, 0) * f / ca.fmax(size, _TINY)
             sticking = excess + m_eff * u / h
