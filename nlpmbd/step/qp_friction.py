@@ -1,7 +1,8 @@
-"""The friction rows of the QP step (step/qp_graph.py): a tangent basis per contact that turns
-with the slip, the split of each slip component into p, n >= 0 whose cost h g_j (p + n) is the
-Tresca term of the step, the friction bounds g_j = mu_j lambda_j, and the friction forces and
-friction-law check read from the split rows' multipliers."""
+"""The friction rows of the QP step (step/qp_graph.py): per planar contact the tangent of its
+plane and the split of its slip into p, n >= 0 whose cost h g_j (p + n) is the step's Tresca
+term, exactly; per spatial contact the friction polygon of step/qp_cone.py; the friction bounds
+g_j = mu_j lambda_j, and the friction forces and friction-law check read from the rows'
+multipliers."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 import casadi as ca
 import numpy as np
+
+from .qp_cone import Cone
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
 #: (the Hessian entry is W_REG m_min, step/qp_graph.py), and the slack of the friction-law
@@ -22,84 +25,135 @@ _TINY_SLIP = 1e-9
 
 
 class Tangential:
-    """The friction of every contact over x = [v; w] (module docstring): per contact j its
-    tangents T_j, k_j = 1 of them for a contact slipping in a plane (the plane's normal x d_j,
-    exact) or 2 (t1, t2) for a spatial one, and per tangent a row t_i . (D_j v) - p_ij + n_ij
-    = 0 with p, n >= 0, the split variables w ordered (p, n) per tangent, contact by contact."""
+    """The friction of every contact over x = [v; w] (module docstring). A contact slipping in
+    a plane (k_j = 1 tangent, the plane's normal x d_j, exact) has a row t . (D_j v) - p_j +
+    n_j = 0 with p, n >= 0, its split variables (p, n) in w, contact by contact; the spatial
+    contacts follow with their friction polygons (step/qp_cone.py): one s_j each after the
+    split variables, their rows after the split rows. `state`: the polygons' state of the round
+    before (Cone)."""
 
-    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any) -> None:
+    def __init__(self, m: Any, q: Any, vm: Any, v_free: Any, state: Any) -> None:
         nc, nv = m.n_gap, m.n_v
         D, planes = m.slip(q), m.slip_plane(q)
         d, _ = m.contact(q)
         self.D = [D[3 * j : 3 * j + 3, :] for j in range(nc)]
         self.slip_m = [ca.norm_2(Dj @ vm) for Dj in self.D]
-        self.k = [1 if m.planar[j] else 2 for j in range(nc)]
-        self.nw = 2 * sum(self.k)
-        self.basis, rows, col = [], [], 0
-        for j, Dj in enumerate(self.D):
-            if m.planar[j]:
-                t1 = ca.cross(planes[:, j], d[:, j])
-                T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
-            else:
-                t1 = _tangent(d[:, j], Dj @ vm, Dj @ v_free)
-                T = ca.horzcat(t1, ca.cross(d[:, j], t1))  # (3, 2)
+        self.planar = [j for j in range(nc) if m.planar[j]]
+        self.spatial = [j for j in range(nc) if not m.planar[j]]
+        self.nw = 2 * len(self.planar) + len(self.spatial)
+        self.basis, rows = [], []
+        for i, j in enumerate(self.planar):
+            t1 = ca.cross(planes[:, j], d[:, j])
+            T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
             self.basis.append(T)
-            split = ca.DM.zeros(self.k[j], self.nw)
-            for i in range(self.k[j]):
-                split[i, col : col + 2] = ca.DM([[-1, 1]])
-                col += 2
-            rows.append(ca.horzcat(T.T @ Dj, split))
+            split = ca.DM.zeros(1, self.nw)
+            split[0, 2 * i : 2 * i + 2] = ca.DM([[-1, 1]])
+            rows.append(ca.horzcat(T.T @ self.D[j], split))
+        self.cone, self.state = None, state
+        self.spatial_forces: list = []  # from forces, for mismatch
+        if self.spatial:
+            tangents = []
+            normals = [d[:, j] / ca.fmax(ca.norm_2(d[:, j]), 1e-300) for j in self.spatial]
+            for j, n in zip(self.spatial, normals, strict=True):
+                t1 = _tangent(n, self.D[j] @ vm, self.D[j] @ v_free)
+                tangents.append((t1, ca.cross(n, t1)))
+            D_s = [self.D[j] for j in self.spatial]
+            mass = float(np.max(m.masses))
+            self.cone = Cone(D_s, normals, tangents, state, ca.DM(m.M_inv), mass)
+            rows.append(self.cone.rows(self.nw, 2 * len(self.planar)))
         self.A = ca.vertcat(*rows) if rows else ca.MX(0, nv + self.nw)
 
     def _per_tangent(self, a: Any, times: int) -> Any:
-        """A per-contact column (nc,) repeated `times` x k_j times for contact j."""
-        return ca.vertcat(*[ca.repmat(a[j], times * k, 1) for j, k in enumerate(self.k)])
+        """A per-contact column (nc,) repeated `times` times for each planar contact."""
+        return ca.vertcat(*[ca.repmat(a[j], times, 1) for j in self.planar])
 
-    def extension(self, h: Any, bound: Any) -> tuple[Any, ...]:
-        """What friction adds to the QP (g, lbx, ubx, A, lba, uba): the split variables' cost
-        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0."""
-        zero = ca.DM.zeros(sum(self.k))
+    def _of_spatial(self, a: Any) -> Any:
+        return ca.vertcat(*[a[j] for j in self.spatial])
+
+    def extend(self, qp: tuple, h: Any, bound: Any, objective: Any) -> tuple[Any, ...]:
+        """The QP's (H, g, lbx, ubx, A, lba, uba) with friction's: the split variables' cost
+        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0; the polygons'
+        s_j and rows (Cone.bounds), and their slip curvature (Cone.curvature) in H, in the
+        objective's unknowns u (v = T u)."""
+        zero = ca.DM.zeros(len(self.planar))
         lo, up = split_bounds(self._per_tangent(bound, 1))
-        return self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero
+        extra = [self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero]
+        H = qp[0]
+        if self.cone is not None:
+            spatial = self._of_spatial(bound)
+            g, lbx, ubx, lba, uba = self.cone.bounds(h, spatial)
+            for i, part in zip((0, 1, 2, 4, 5), (g, lbx, ubx, lba, uba), strict=True):
+                extra[i] = ca.vertcat(extra[i], part)
+            T = objective.velocities(ca.DM.eye(self.A.shape[1] - self.nw))
+            curvature = T.T @ self.cone.curvature(h, spatial) @ T
+            H = H + ca.diagcat(curvature, ca.DM(self.nw, self.nw))
+        parts = (ca.vertcat(a, b) for a, b in zip(qp[1:], extra, strict=True))
+        return (H, *parts)
 
-    def active_start(self) -> ca.DM:
-        """qrqp's initial active set for w (lam_x0): no slip along t1 (p = n = 0)."""
-        marks = [ca.DM([-1, -1] + [0, 0] * (k - 1)) for k in self.k]
+    def active_start(self, stick_speed: float) -> Any:
+        """qrqp's initial active set for w (lam_x0): no slip (p = n = 0); s_j = 0 for a spatial
+        contact slower than `stick_speed` at the step's start, else s_j free (qrqp fails to
+        leave the wrong one of the two within its iterations)."""
+        marks = [ca.DM([-1, -1]) for _ in self.planar]
+        marks += [ca.if_else(self.slip_m[j] < stick_speed, -1, 0) for j in self.spatial]
         return ca.vertcat(*marks) if marks else ca.DM(0, 1)
 
-    def _components(self, y: Any) -> list:
-        """The split rows' multipliers (sum k_j,) cut per contact."""
-        cuts = list(np.cumsum([0, *self.k]))
-        return [y[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    def _parts(self, y: Any) -> tuple[Any, list, Any]:
+        """The multipliers of the split rows, the same per planar contact, and those of the
+        polygons' rows."""
+        n = len(self.planar)
+        y_p, y_s = (y, None) if self.cone is None else (y[:n], y[n:])
+        return y_p, [y_p[i : i + 1] for i in range(n)], y_s
 
-    def forces(self, y: Any, bound: Any, bias: Any) -> tuple[Any, Any, Any]:
-        """From the split rows' multipliers / h (k_j per contact): the friction force on each
-        moving body -T_j y_j (3, M), its generalised force, and 1 if every component is within
-        its bound g_j, up to `bias` (N; the split variables' curvature) (the QP's dual
-        feasibility: the friction law)."""
-        y_c = self._components(y)
-        fric = ca.horzcat(*[-T @ yj for T, yj in zip(self.basis, y_c, strict=True)])
-        generalised = sum(Dj.T @ fric[:, j] for j, Dj in enumerate(self.D))
-        excess = ca.mmax(ca.fabs(y) - self._per_tangent(bound, 1))
-        return fric, generalised, excess <= bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
-
-    def mismatch(self, y: Any, bound: Any, own: Any, bias: Any) -> Any:
-        """|generalised force| (N) by which the Tresca friction y (split rows' multipliers / h)
-        under the bounds `bound` misses Coulomb's law at the step's own bounds `own`: a component
-        strictly inside both bounds sticks under either (0); any other is taken as slipping,
-        off by |own - bound| (an upper bound for a sticking one at its bound)."""
+    def forces(self, y: Any, bound: Any, bias: Any, v_new: Any, h: Any) -> tuple[Any, Any, Any]:
+        """From the friction rows' multipliers / h: the friction force on each moving body
+        (3, M), its generalised force, and 1 if every contact's force is within its bound g_j,
+        up to `bias` (N; the split variables' curvature) (the QP's dual feasibility: a planar
+        contact's component within g_j, a spatial one's force within the cone)."""
+        y_p, y_c, y_s = self._parts(y)
+        forces = [-T @ yj for T, yj in zip(self.basis, y_c, strict=True)]
+        columns = dict(zip(self.planar, forces, strict=True))
         margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
+        excess = ca.mmax(ca.fabs(y_p) - self._per_tangent(bound, 1)) if self.planar else -ca.inf
+        if self.cone is not None:
+            spatial = self.cone.forces(y_s, v_new, h, self._of_spatial(bound))
+            self.spatial_forces = spatial
+            columns.update(zip(self.spatial, spatial, strict=True))
+            sizes = ca.vertcat(*[ca.norm_2(f) for f in spatial])
+            excess = ca.fmax(excess, ca.mmax(sizes - self._of_spatial(bound)))
+        fric = ca.horzcat(*[columns[j] for j in range(len(self.D))])
+        generalised = sum(Dj.T @ fric[:, j] for j, Dj in enumerate(self.D))
+        return fric, generalised, excess <= margin
+
+    def mismatch(
+        self, y: Any, bound: Any, own: Any, bias: Any, v_new: Any, h: Any, tolerance: Any
+    ) -> tuple[Any, Any]:
+        """(|generalised force| (N) by which the Tresca friction y (rows' multipliers / h) under
+        the bounds `bound` misses Coulomb's law at the step's own bounds `own`, the polygons'
+        state for the next round (Cone.law; `tolerance`: the EoM's, N); after `forces`). A planar
+        component strictly inside both bounds sticks under either (0); any other is taken as
+        slipping, off by |own - bound| (an upper bound for a sticking one at its bound).
+        Spatial contacts: Cone.law."""
+        margin = bias + FRICTION_SLACK * ca.fmax(1.0, ca.mmax(bound))
+        y_p, _, y_s = self._parts(y)
         inner = self._per_tangent(ca.fmin(bound, own), 1) - margin
-        e = ca.if_else(ca.fabs(y) < inner, 0, self._per_tangent(ca.fabs(own - bound), 1))
-        e_c = self._components(e)
-        return ca.norm_2(
-            sum(Dj.T @ (T @ ej) for Dj, T, ej in zip(self.D, self.basis, e_c, strict=True))
-        )
+        e = ca.if_else(ca.fabs(y_p) < inner, 0, self._per_tangent(ca.fabs(own - bound), 1))
+        e_c = [e[i : i + 1] for i in range(len(self.planar))]
+        D_p = [self.D[j] for j in self.planar]
+        total = sum(Dj.T @ (T @ ej) for Dj, T, ej in zip(D_p, self.basis, e_c, strict=True))
+        if self.cone is None:
+            return ca.norm_2(total), self.state
+        bounds = (self._of_spatial(bound), self._of_spatial(own), margin)
+        errors, state = self.cone.law(self.spatial_forces, y_s, bounds, v_new, h, tolerance)
+        total = total + sum(self.D[j].T @ e for j, e in zip(self.spatial, errors, strict=True))
+        return ca.norm_2(total), state
 
 
 def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
-    """A unit tangent at a contact of normal d: along the slip at the step's start, else along
-    the free slip, else across d and the coordinate axis least aligned with it."""
+    """A unit tangent at a contact of unit normal d (or 0): along the free slip (that of the
+    step's end for a sliding point mass, the direction of the force that holds a sticking
+    one), else along the slip at the step's start, else across d and the coordinate axis least
+    aligned with it."""
     axes = [ca.DM([1, 0, 0]), ca.DM([0, 1, 0]), ca.DM([0, 0, 1])]
     a = ca.fabs(d)
     helper = ca.if_else(
@@ -107,10 +161,11 @@ def _tangent(d: Any, slip_m: Any, slip_free: Any) -> Any:
     )
     across = ca.cross(d, helper)
     guess = ca.if_else(
-        ca.norm_2(slip_m) > _TINY_SLIP,
-        slip_m,
-        ca.if_else(ca.norm_2(slip_free) > _TINY_SLIP, slip_free, across),
+        ca.norm_2(slip_free) > _TINY_SLIP,
+        slip_free,
+        ca.if_else(ca.norm_2(slip_m) > _TINY_SLIP, slip_m, across),
     )
+    guess = guess - d @ (d.T @ guess)  # in the plane of a unit d
     return guess / ca.fmax(ca.norm_2(guess), 1e-300)  # 0 where d = 0 (no tangent plane)
 
 

@@ -10,18 +10,15 @@ With h fixed, the per-step NLP is a convex QP in the velocities (docs/FORMULATIO
 
 every row divided by h so that it reads in m/s. Its multipliers divided by h are the forces. The
 Tresca term h g_j |D_j v| (friction bound g_j = mu_j lambda_j, D_j v the slip) is the NLP's
-(step/graph.py) in a tangent basis T_j = (t1, t2) that turns with the contact: t1 along the slip
-at the step's start (or the free slip, or any tangent when both vanish). Each slip component
-t_i . D_j v = p_ij - n_ij is split into p, n >= 0 with cost h g_j (p + n): exact for a slip that
-keeps its direction within the step (every planar mechanism; otherwise the error is second order
-in the turn of the slip within a step), while a sticking contact holds up to g_j along t1 and t2
-each (a square: up to sqrt(2) g_j between them, for spatial contacts only). The friction bound's
-normal forces are a fixed point: the step is solved again with the normal forces it produced, at
-most `rounds` times, until a round is settled: its EoM residual plus the generalised force by
-which its friction misses Coulomb's law at its own normal forces is within the kernel's EoM
-tolerance, the NLP path's acceptance (step/friction.py). Each round runs only when the one
-before did not settle (Function.if_else); a step that has not settled, or whose QP multipliers
-leave the friction law, fails its checks.
+(step/graph.py): exact for planar contacts, whose slip has one component (a split p - n, step/
+qp_friction.py), and for spatial ones a polygon under the cone, refined by cuts at the slip and
+by Newton's second-order term across it round by round (step/qp_cone.py). The friction bound's
+normal forces are a fixed point: the step is solved again with the normal forces (and friction
+polygons) it produced, at most `rounds` times, until a round is settled: its EoM residual plus
+the generalised force by which its friction misses Coulomb's law at its own normal forces is
+within the kernel's EoM tolerance, the NLP path's acceptance (step/friction.py). Each round runs
+only when the one before did not settle (Function.if_else); a step that has not settled, or
+whose friction forces leave the friction law, fails its checks.
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
@@ -40,6 +37,7 @@ from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import impact_set, induced
 from .kernel import StepKernel
+from .qp_cone import Cone
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective, SoftSlacks
@@ -92,7 +90,8 @@ def attempt_function(
     if m.has_friction:
         out = _fixed_point(at, args, normal, rounds)
     else:
-        out = at.call([*args, ca.MX.zeros(m.n_gap)])
+        out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(at.sparsity_in(7).shape)])
+    out = out[: len(ATTEMPT_OUT)]
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
     return two_stage(kernel, f) if kernel.second_order and whole else f
@@ -109,29 +108,35 @@ def _symbols(values: list) -> list:
     return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
 
 
+def _friction_symbols(m: Any) -> list:
+    """normal (the friction bounds' normal forces), fdirs (friction polygons, step/qp_cone.py)."""
+    rows = 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
+    return [ca.MX.sym("normal", m.n_gap), ca.MX.sym("fdirs", rows, Cone.columns)]
+
+
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal) -> ATTEMPT_OUT: one QP, and with restitution a
-    second one that releases the gap rows of induced impacts (step/impacts.py); a second round
-    of them fails the step's checks (the NLP path takes it)."""
+    """(t, q, v, h, use, applied, normal, fdirs) -> ATTEMPT_OUT, fdirs: one QP, and with
+    restitution a second one that releases the gap rows of induced impacts (step/impacts.py); a
+    second round of them fails the step's checks (the NLP path takes it)."""
     m = kernel.model
-    args = _step_symbols(m) + [ca.MX.sym("normal", m.n_gap)]
+    args = _step_symbols(m) + _friction_symbols(m)
     out = one.call([*args, ca.MX.zeros(m.n_gap)])
     if m.has_restitution:
         syms = _symbols(out)
         again = _switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
         out = again.call([ca.mmax(ca.vertcat(0, out[-1])), *args, *out])
         out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
-    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT)])
+    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT) + 1])
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal, released) -> the outputs of `one`: with the vector
-    linearisation, the QP again with a cut wherever its solution leaves a radial gap's disc,
-    at most N_CUTS times (step/cuts.py)."""
+    """(t, q, v, h, use, applied, normal, fdirs, released) -> the outputs of `one`: with the
+    vector linearisation, the QP again with a cut wherever its solution leaves a radial gap's
+    disc, at most N_CUTS times (step/cuts.py)."""
     if not kernel.vector:
         return one
     m = kernel.model
-    args = _step_symbols(m) + [ca.MX.sym(s, m.n_gap) for s in ("normal", "released")]
+    args = _step_symbols(m) + _friction_symbols(m) + [ca.MX.sym("released", m.n_gap)]
     dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
     out = one.call([*args, dirs])
     q, v, h, use = args[1:5]
@@ -159,12 +164,14 @@ def _step_symbols(m: Any) -> list:
 
 
 def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
-    """Rounds of `at`, each with the normal forces of the round before, until one is `settled`
-    (Coulomb's law holds at its own normal forces, to the EoM tolerance); ok requires that."""
-    out = at.call([*args, normal])
+    """Rounds of `at`, each with the normal forces and the friction polygons' cuts of the
+    round before, until one is `settled` (Coulomb's law holds at its own normal forces, to the
+    EoM tolerance); ok requires that."""
+    out = at.call([*args, normal, ca.DM.zeros(at.sparsity_in(len(args) + 1).shape)])
     for k in range(rounds - 1):
         syms = _symbols(out)
-        step = _switch(f"friction_round_{k}", [*args, *syms], at.call([*args, syms[2]]), syms)
+        again = at.call([*args, syms[2], syms[len(ATTEMPT_OUT)]])
+        step = _switch(f"friction_round_{k}", [*args, *syms], again, syms)
         out = step.call([1 - out[9], *args, *out])
     out[7] = out[7] * out[9]
     return out
@@ -213,18 +220,19 @@ class _Rows:
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
-    """One QP: (t, q, v, h, use, normal, released) -> ATTEMPT_OUT, released, released + the
-    contacts of induced impacts (step/impacts.py)."""
+    """One QP: (t, q, v, h, use, applied, normal, fdirs, released[, cuts]) -> ATTEMPT_OUT,
+    fdirs of the next round (step/qp_cone.py), released, released + the contacts of induced
+    impacts (step/impacts.py)."""
     k, m = kernel, kernel.model
     nc, ne, nv = m.n_gap, m.n_eq, m.n_v
     args = _step_symbols(m)
     t, q, v, h, use, applied = args
-    normal, released = ca.MX.sym("normal", nc), ca.MX.sym("released", nc)
+    (normal, state), released = _friction_symbols(m), ca.MX.sym("released", nc)
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
     obj = Objective(k, args)
-    fr = Tangential(m, q, v, obj.v_free) if m.has_friction else None
+    fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
     nw = fr.nw if fr is not None else 0
     H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
     lba, uba = rows.lba, rows.uba
@@ -232,18 +240,15 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         mu = ca.if_else(ca.vertcat(*fr.slip_m) >= friction.stick_speed, m.mu, m.mu_static)
         bound = friction_bound(mu, normal)
-        g, lbx, ubx, A, lba, uba = (
-            ca.vertcat(a, b)
-            for a, b in zip((g, lbx, ubx, A, lba, uba), fr.extension(h, bound), strict=True)
-        )
+        H, g, lbx, ubx, A, lba, uba = fr.extend((H, g, lbx, ubx, A, lba, uba), h, bound, obj)
     soft = SoftSlacks(k, h, A.shape[0], ne)
     H, g, A, lbx, ubx = soft.extend(H, g, A, lbx, ubx)  # SpringDamperContacts' slacks
     A = obj.unscale(A, nw + soft.n)  # the friction rows too
     qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
-    lam_x0 = ca.vertcat(ca.DM.zeros(nv), fr.active_start() if fr is not None else ca.DM(0, 1))
-    lam_x0 = ca.vertcat(lam_x0, ca.DM.zeros(soft.n))
+    start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
     sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
         phi = phi - h * k.soft_spread(sol["x"][nv + nw :, 0])
@@ -255,10 +260,12 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv : nv + nw]) / h
         y_f = y[rows.n_contact :, 0] / h
-        fric, generalised, within = fr.forces(y_f, bound, bias)
-        miss = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias)
+        fric, generalised, within = fr.forces(y_f, bound, bias, v_new, h)
     K = obj.residual(v_new)
     eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
+    fdirs, tol = state, k.verification.eom * eom_scale  # fdirs: the next round's polygons
+    if fr is not None:
+        miss, fdirs = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias, v_new, h, tol)
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
@@ -267,10 +274,10 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     ok = ok * finite * (comp < ca.inf) * (drift < ca.inf) * within
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
-    settled = eom + miss <= k.verification.eom * eom_scale
-    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled]
+    settled = eom + miss <= tol
+    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled, fdirs]
     outputs += [released, released + caught]
-    inputs = [*args, normal, released] + ([dirs] if dirs is not None else [])
+    inputs = [*args, normal, state, released] + ([dirs] if dirs is not None else [])
     return ca.Function("qp_one", inputs, outputs)
 
 
