@@ -86,13 +86,13 @@ BAD: list[tuple[str, list[str]]] = [
     ("--formulation bad", ["run", "pendulum", "--formulation", "magic", *RUN]),
     ("--gap-correction bad", ["run", "pendulum", "--gap-correction", "some", *RUN]),
     ("--solver bad", ["run", "pendulum", "--solver", "lp", *RUN]),
-    ("--solver qp variable h", ["run", "pendulum", "--solver", "qp", *RUN]),
+    # (solver qp with an h range is no longer refused: the QP steps at h_max, issue 19)
     (
         "--qp-solver bad",
         ["run", "pendulum", "--h", "1e-3", "--solver", "qp", "--qp-solver", "gurobi", *RUN],
     ),
     ("--codegen bad", ["run", "pendulum", "--codegen", "yes", *RUN]),
-    ("--codegen on with nlp", ["run", "pendulum", "--codegen", "on", *RUN]),
+    ("--codegen on with nlp", ["run", "pendulum", "--solver", "nlp", "--codegen", "on", *RUN]),
     ("--checkpoint-every 0", ["run", "pendulum", "--checkpoint-every", "0", *RUN]),
     ("--checkpoint-every -1", ["run", "pendulum", "--checkpoint-every", "-1", *RUN]),
     ("--checkpoint-every nan", ["run", "pendulum", "--checkpoint-every", "nan", *RUN]),

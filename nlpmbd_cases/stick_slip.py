@@ -5,7 +5,8 @@ joint with a flexible slider and clearance in multibody systems" (Beihang Univer
 docs/FORMULATION.md), Table 1. `slider=rigid` (default): a rigid slider, for which the paper's E,
 nu and Rayleigh damping do not apply. `slider=flexible`: the paper's finite-element slider
 (nlpmbd_cases/flexible_slider.py): `elements` Q4 elements (25 -> 5 x 5), E = `youngs_modulus`, nu =
-0.3, Rayleigh 0.010 / 0.544, lumped mass, seated on the lower face with the clearance c above it;
+0.3, Rayleigh 0.010 / 0.544, lumped mass, seated on the lower face with 2 c above it (the rigid
+slider's play: its guide is 2 (b + c) high, c on each side);
 every lower- and upper-face node is a hard contact with the friction of `mu`, `mu_static`; the
 spring acts on the left face's mid-height point, F on the right face s = 0.05 m below the top
 (`force_from=auto`; only a high line of action makes the upper corners touch the upper guide, as
@@ -166,8 +167,9 @@ CASE = Case(
 
 
 def _flexible(system: System, params: Mapping[str, Any]) -> System:
-    """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), seated on the lower face:
-    the spring acts on the left face's mid-height point, F on the right face at its height."""
+    """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), seated on the lower face
+    of the rigid slider's guide (faces at -W/2 - c and W/2 + c: 2 c of play in all): the spring
+    acts on the left face's mid-height point, F on the right face at its height."""
     if params["contact"] == "compliant":
         raise InputError(
             "contact must be hard or spring_damper with slider=flexible, got compliant (its "
@@ -183,7 +185,7 @@ def _flexible(system: System, params: Mapping[str, Any]) -> System:
         youngs_modulus=params["youngs_modulus"],
         elements=params["elements"],
         corner=(-LENGTH / 2, -WIDTH / 2 - c),
-        clearance=c,
+        clearance=2 * c,
         law=_law(params),
     )
     k, F, w = params["stiffness"], params["amplitude"], params["frequency"]

@@ -20,7 +20,7 @@ import numpy as np
 from ..step.layout import Layout
 from ..step.nlp import NLPStep
 from ..step.qp import QPStep
-from ..step.quiet import silent_stdout
+from ..step.quiet import SilentStderr, silent_stdout
 from ..step.solver import StepSolution
 from .background import COMPILE_PAYS, BackgroundCompile
 from .chunk_graph import Sizing, chunk_function, chunk_layout, state_layout
@@ -58,6 +58,7 @@ class _Buffered:
         self.record = np.zeros((n, f.size1_out(1)))
         self.buffer, self._eval = f.buffer()
         self._quiet = True  # the first evaluation allocates the QP solvers' memory
+        self._stderr = SilentStderr()
         for k, a in enumerate((self.x0, self.parameters)):
             self.buffer.set_arg(k, memoryview(a))  # type: ignore[arg-type]
         for k, a in enumerate((self.states, self.record)):
@@ -67,12 +68,13 @@ class _Buffered:
         self.x0[:] = X
         self.parameters[:] = P
         try:
-            if self._quiet:  # qpOASES prints its licence banner for each new memory
-                with silent_stdout():
+            with self._stderr:
+                if self._quiet:  # qpOASES prints its licence banner for each new memory
+                    with silent_stdout():
+                        self._eval()
+                    self._quiet = False
+                else:
                     self._eval()
-                self._quiet = False
-            else:
-                self._eval()
         except RuntimeError:
             return False
         return self.buffer.ret() == 0

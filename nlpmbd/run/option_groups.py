@@ -152,11 +152,13 @@ class TimeGrid(_Group):
     h_min: float = option("lower bound of the step size", 1e-3, unit="s", low=0.0, low_open=True)
     h_max: float = option("upper bound of the step size", 1e-3, unit="s", low=0.0, low_open=True)
     step_control: StepControl = option(
-        "who chooses h when h_min < h_max: nlp (the step's NLP) or controller (error control)",
-        StepControl.NLP,
+        "who chooses h when h_min < h_max: controller (error control, default) or nlp (the "
+        "step's NLP, the paper)",
+        StepControl.CONTROLLER,
     )
     error_tol: float = option(
-        "target local position error per step of the controller",
+        "position error the controller aims at: over the run (second-order scheme), per step "
+        "(first order)",
         1e-6,
         unit="m",
         low=0.0,
@@ -172,17 +174,18 @@ class Scheme(_Group):
         Formulation.IMPLICIT,
     )
     gap_correction: GapCorrection = option(
-        "removal of the O(h^2) penetration: curvature+projection, projection, curvature, none",
-        GapCorrection.CURVATURE_PROJECTION,
+        "removal of the O(h^2) penetration: curvature (default), curvature+projection, "
+        "projection, none",
+        GapCorrection.CURVATURE,
     )
     gap_linearization: GapLinearization = option(
-        "radial gaps linearised as scalar (default) or vector (|d + h D v| <= c)",
-        GapLinearization.SCALAR,
+        "radial gaps linearised as vector (|d + h D v| <= c, default) or scalar",
+        GapLinearization.VECTOR,
     )
     integrator: Integrator = option(
-        "time-stepping scheme: euler (first order, default) or verlet (second order, two "
-        "solves per step)",
-        Integrator.EULER,
+        "time-stepping scheme: auto (verlet, or euler with flexible bodies), euler (first "
+        "order) or verlet (second order, two solves per step)",
+        Integrator.AUTO,
         cli="scheme",
     )
     renormalize: bool = option("scale Euler parameters to unit length after each update", True)
@@ -207,9 +210,7 @@ class Path(_Group):
         "they fail)",
         SolverPath.AUTO,
     )
-    qp_solver: QPPlugin = option(
-        "CasADi plugin of the step QP (auto: qrqp, or daqp with friction)", QPPlugin.AUTO
-    )
+    qp_solver: QPPlugin = option("CasADi plugin of the step QP (auto: daqp)", QPPlugin.AUTO)
     codegen: Codegen = option("compile the QP fast path to C: auto, on or off", Codegen.AUTO)
     predictor: bool = option("NLP path: try the step's QP first, IPOPT only if needed", True)
     chunk_steps: int = option("QP fast path: steps per evaluation of the chunk", 128, low=1)

@@ -23,6 +23,9 @@ from ..io.schema import ARRAYS
 from ..model.contact import ForceLaw
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
+from ..step.config import Integrator
+from .option_groups import StepControl
+from .options import SimulationOptions
 
 #: A body's centre of mass farther than this many times L from the origin means the run diverged.
 DIVERGENCE_FACTOR = 1e6
@@ -63,6 +66,39 @@ ENERGY_GAIN_TOL = 1e-2
 #: k_eff = n K delta_max^(n - 1) at the largest penetration of the run, m_eff the mass of the
 #: lighter moving body of the joint (contact.py).
 COMPLIANT_RESOLUTION = 0.2
+#: Warn when the run's error estimate (meta `error_estimate`: the sum of its steps' local
+#: position error estimates over ControlLaw.CALIBRATION, about its global position error; run/
+#: controller.py) exceeds UNRESOLVED times error_tol: the result is not converged in h. On the
+#: ideal pendulum the estimate was 0.7-1.0 of the true error with the second-order scheme and
+#: 4x to 8x it with the first-order one (README, "Error estimate").
+UNRESOLVED = 10.0
+
+
+def unconverged(result: SimulationResult) -> str | None:
+    """The warning of a run whose error estimate exceeds UNRESOLVED error_tol, naming the
+    option that fixes it; None when it does not."""
+    options = SimulationOptions.from_dict(result.meta.get("options", {}))
+    estimate, tol = float(result.meta.get("error_estimate", 0.0)), options.time.error_tol
+    if estimate <= UNRESOLVED * tol:
+        return None
+    t = options.time
+    flexible = bool(result.meta.get("nodes"))
+    if options.scheme.integrator.resolved(flexible) is Integrator.EULER and not flexible:
+        fix = "--scheme verlet (second order, error-controlled)"
+    elif options.fixed_step:
+        fix = (
+            f"the error controller (--step-control controller --h-min {t.h_max / 100:.3g} "
+            f"--h-max {t.h_max:.3g}) or a smaller --h"
+        )
+    elif t.step_control is not StepControl.CONTROLLER:
+        fix = "--step-control controller (error control)"
+    else:
+        at_min = float(np.mean(result.h <= t.h_min * (1 + 1e-9)))
+        fix = f"a lower --h-min ({at_min:.0%} of the steps at h_min = {t.h_min:.3g} s)"
+    return (
+        f"estimated position error {estimate:.3g} m is above {UNRESOLVED:g} error_tol = "
+        f"{UNRESOLVED * tol:.3g} m: the result is not converged in h; use {fix}"
+    )
 
 
 def length_scale(system: System) -> float:
@@ -134,6 +170,7 @@ class RunChecks:
             if result.n_steps:
                 out += [self._drift(result), self._norm(result), self._penetration(result)]
                 out += [self._energy_gain(result), *self._compliant(result)]
+                out += [unconverged(result)]
         return [w for w in out if w]
 
     def _non_finite(self, r: SimulationResult) -> str | None:
