@@ -159,7 +159,7 @@ class TimeGrid(_Group):
     error_tol: float = option(
         "position error the controller aims at: over the run (second-order scheme), per step "
         "(first order)",
-        1e-6,
+        1e-5,
         unit="m",
         low=0.0,
         low_open=True,

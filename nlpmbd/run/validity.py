@@ -86,8 +86,9 @@ def unconverged(result: SimulationResult) -> str | None:
     if options.scheme.integrator.resolved(flexible) is Integrator.EULER and not flexible:
         fix = "--scheme verlet (second order, error-controlled)"
     elif options.fixed_step:
+        control = "" if t.step_control is StepControl.CONTROLLER else "--step-control controller "
         fix = (
-            f"the error controller (--step-control controller --h-min {t.h_max / 100:.3g} "
+            f"a range of h for the error controller ({control}--h-min {t.h_max / 100:.3g} "
             f"--h-max {t.h_max:.3g}) or a smaller --h"
         )
     elif t.step_control is not StepControl.CONTROLLER:
