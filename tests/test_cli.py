@@ -117,18 +117,25 @@ def _failing_case() -> Case:
     )
 
 
-def test_solver_failure_exits_3_after_writing_partial_results(tmp_path, capsys, monkeypatch):
+# The load is NaN after t_fail = 0.01 s (t = 10 x 1e-3 s summed is a little above 0.01): euler
+# takes it at a step's start, so the step from t = 0.01 s fails; verlet's second kick takes it
+# at the step's end, so the one to t = 0.01 s does.
+@pytest.mark.parametrize("scheme, steps", [("euler", 10), ("verlet", 9)])
+def test_solver_failure_exits_3_after_writing_partial_results(
+    tmp_path, capsys, monkeypatch, scheme, steps
+):
     import nlpmbd.apps.registry as registry
 
     cases = {**registry.load_cases(), "nan_force": _failing_case()}
     monkeypatch.setattr(registry, "load_cases", lambda: cases)
     out = tmp_path / "fail"
-    code = main(["run", "nan_force", "--out", str(out), "--quiet", "--no-plot"])
+    argv = ["run", "nan_force", "--scheme", scheme, "--out", str(out), "--quiet", "--no-plot"]
+    code = main(argv)
     assert code == 3
     assert "solver failure" in capsys.readouterr().err
     partial = SimulationResult.load(out)
     assert not partial.completed and partial.meta["completed"] is False
-    assert partial.n_steps == 10 and partial.t[-1] == pytest.approx(0.01)
+    assert partial.n_steps == steps and partial.t[-1] == pytest.approx(steps * 1e-3)
 
 
 def test_console_script_exit_codes():

@@ -61,7 +61,8 @@ def test_fixed_step_matches_the_velocity_qp():
     """At fixed h the step is the QP min 1/2 (v - v_free)^T M (v - v_free) s.t. linearised
     constraints (docs/FORMULATION.md section 4); solve that QP independently with qpOASES."""
     system, h = tilted_box(height=0.002), 1e-3
-    res = simulate(system, SimulationOptions(t_end=0.03, h_min=h, h_max=h))
+    # that QP is the first-order step's (verlet's is two of them, kick - drift - kick)
+    res = simulate(system, SimulationOptions(t_end=0.03, h_min=h, h_max=h, integrator="euler"))
     assert res.lam[1:].max() > 0.1  # contact active in the steps compared
     m = SymbolicModel.build(system)
     M = m.M
@@ -152,8 +153,13 @@ def nan_after(t_fail: float) -> System:
 
 
 def test_solver_failure_stops_with_partial_result():
+    # the NLP keeps h at h_max, and euler takes the load at the step's start only (verlet's
+    # second kick takes it at the step's end: the step that ends past t = 0.02 s fails)
+    options = SimulationOptions(
+        t_end=0.1, h_min=1e-3, h_max=2e-3, step_control="nlp", integrator="euler"
+    )
     with pytest.raises(SolverFailure) as info:
-        simulate(nan_after(0.02), SimulationOptions(t_end=0.1, h_min=1e-3, h_max=2e-3))
+        simulate(nan_after(0.02), options)
     partial = info.value.partial
     assert partial is not None and not partial.completed
     assert 10 <= partial.n_steps <= 12  # h = h_max = 2e-3 up to t = 0.02

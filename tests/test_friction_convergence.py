@@ -169,8 +169,9 @@ def test_a_step_whose_friction_does_not_converge_fails_visibly():
     step is FAILED, the retry ladder solves it again, and the run stops with SolverFailure
     (before issue 14 such steps were accepted and only counted)."""
     system = clearance_pendulum(1.0)
+    # coulomb_eom_ratio writes out the first-order step's equations of motion
     options = SimulationOptions(
-        t_end=0.2, h_min=2e-3, h_max=2e-3, friction_iterations=1, solver="nlp"
+        t_end=0.2, h_min=2e-3, h_max=2e-3, friction_iterations=1, solver="nlp", integrator="euler"
     )
     with pytest.raises(SolverFailure, match="Coulomb friction") as info:
         simulate(system, options)
