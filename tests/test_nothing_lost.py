@@ -50,8 +50,10 @@ KILLED_RUN = """
 
 def test_a_kill_between_the_two_writes_leaves_a_readable_and_resumable_result(tmp_path):
     out = tmp_path / "run"
-    # the first checkpoint of a run: every wall second is a checkpoint
+    # the first checkpoint of a run: every wall second is a checkpoint; the QP path checkpoints
+    # between chunks, so short ones leave steps for the resumed run
     args = ["run", "revolute", "--t-end", "0.05", "--checkpoint-every", "1e-9"]
+    args += ["--chunk-steps", "8"]
     proc = _python(KILLED_RUN, *args, "--out", str(out), "--no-plot", "--quiet")
     assert proc.returncode == -signal.SIGKILL
     assert (out / "result.npz").is_file() and not (out / "meta.json").exists()
@@ -295,7 +297,10 @@ def test_overlay_of_another_case_is_refused(tmp_path, capsys):
             "pin_radius",
         ),
         (["run", "pendulum", "--set", "clearance=1e-4"], "has no effect with joint=ideal"),
-        (["run", "pendulum", "--codegen", "on"], "codegen=on applies to solver=qp"),
+        (
+            ["run", "pendulum", "--solver", "nlp", "--codegen", "on"],
+            "codegen=on applies to solver=qp",
+        ),
     ],
 )
 def test_messages_name_what_is_wrong_in_one_short_line(argv, fragment, capsys, tmp_path):

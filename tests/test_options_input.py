@@ -49,7 +49,7 @@ def test_ipopt_options_take_ipopts_types():
         ["run", "slider_crank_driven", "--set", "guide=ideal", "--set", "restitution=0.5"],
         ["run", "slider_crank_driven", "--set", "law=linear"],
         ["run", "stick_slip", "--set", "contact=compliant", "--set", "mu_static=0.3"],
-        ["run", "pendulum", "--codegen", "on"],
+        ["run", "pendulum", "--solver", "nlp", "--codegen", "on"],
     ],
     ids=lambda a: " ".join(a[1:]),
 )

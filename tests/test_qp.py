@@ -113,11 +113,16 @@ def test_qp_with_the_step_size_controller():
 def test_predicted_steps_are_at_least_as_good_as_ipopts():
     """With h free in [1e-3, 2e-3], a step the QP predictor accepts (h = h_max, no IPOPT) must
     be feasible and have an objective no larger than IPOPT's from the same state."""
+    # the predictor serves the NLP's own choice of h (step_control=nlp) in the one-solve step
+    # (euler) whose NLP is compared below, and its point is one of the NLP's scalar gap rows
+    # (with vector rows it served 1 step in 102): none of them is the default any more
+    nlp_h = dict(h_min=1e-3, h_max=2e-3, solver="nlp", step_control="nlp", integrator="euler")
+    nlp_h |= dict(gap_linearization="scalar")
     system, _ = get_case("revolute").build({})
-    ref = simulate(system, SimulationOptions(t_end=0.2, h_min=1e-3, h_max=2e-3, solver="nlp"))
+    ref = simulate(system, SimulationOptions(t_end=0.2, **nlp_h))
     assert ref.meta["predicted_steps"] > 0.5 * ref.n_steps
     model = SymbolicModel.build(system)
-    opts = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=2e-3, solver="nlp")
+    opts = SimulationOptions(t_end=1.0, **nlp_h)
     kernel = build_kernel(model, system.gap_scales, opts)
     with_pred = nlp_solver(kernel, opts)
     plain = nlp_solver(kernel, opts.replace(predictor=False))
@@ -155,11 +160,13 @@ def test_qp_path_with_an_h_range_steps_at_h_max():
     """The QP has no h to choose: solver=qp with h_min < h_max (and the NLP's step control)
     takes h_max, landing on t_end like any fixed-step run; auto takes the NLP there."""
     system, _ = get_case("pendulum").build({})
-    options = SimulationOptions(t_end=0.0105, h_min=1e-3, h_max=2e-3, solver="qp")
+    # the NLP's step control is no longer the default (the controller's is): asked for
+    nlp_h = dict(h_min=1e-3, h_max=2e-3, step_control="nlp")
+    options = SimulationOptions(t_end=0.0105, **nlp_h, solver="qp")
     res = simulate(system, options)
     assert res.meta["solver_path"] == "qp"
     np.testing.assert_allclose(res.h, [2e-3] * 4 + [1.25e-3] * 2, rtol=1e-12)
-    assert SimulationOptions(h_min=1e-3, h_max=2e-3).solver_path.value == "nlp"
+    assert SimulationOptions(**nlp_h).solver_path.value == "nlp"
     controlled = SimulationOptions(h_min=1e-3, h_max=2e-3, step_control="controller")
     assert controlled.solver_path.value == "qp"
 

@@ -24,6 +24,7 @@ def partial(tmp_path_factory):
     """A checkpoint (partial result) of the revolute case, with its resume block."""
     out = tmp_path_factory.mktemp("partial") / "run"
     args = ["run", "revolute", "--t-end", "0.02", "--checkpoint-every", "1e-9", "--out", str(out)]
+    args += ["--chunk-steps", "2"]  # the QP path stops between chunks: stop after two steps
     import nlpmbd.run.simulate as module
 
     real = module._advance

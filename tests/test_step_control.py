@@ -110,11 +110,13 @@ def test_controller_on_the_clearance_pendulum():
 
 def test_controller_rejects_steps_that_penetrate_too_deep():
     # c = 1e-6 m: at h ~ 1e-3 the true gap penetrates by tens of clearances (nlp run below),
-    # so the controller must halve h until the step penetrates by <= 0.1 c (or h = h_min)
+    # so the controller must halve h until the step penetrates by <= 0.1 c (or h = h_min).
+    # The penetration is the scalar linearisation's (the default vector one keeps the pin within
+    # 0.07 c here) and the reference is the NLP's own step control: both named.
     c, h_min, h_max = 1e-6, 1e-4, 2e-3
-    common = dict(t_end=0.15, h_min=h_min, h_max=h_max)
+    common = dict(t_end=0.15, h_min=h_min, h_max=h_max, gap_linearization="scalar")
     params = {"joint": "clearance", "clearance": c}
-    nlp = run_pendulum(params, **common)
+    nlp = run_pendulum(params, **common, step_control="nlp")
     ctl = run_pendulum(params, **common, step_control="controller", error_tol=1e-5)
     assert nlp.gap_uncorrected.max() > 0.1 * c, "the reference run must penetrate"
     assert nlp.meta["controller_rejections"] == 0
@@ -167,17 +169,18 @@ def test_options_reject_bad_step_control(kwargs, name):
 
 def test_options_step_control_defaults_and_dict():
     default = SimulationOptions()
-    assert default.step_control == "nlp" and default.error_tol == 1e-6
+    assert default.step_control == "controller" and default.error_tol == 1e-6
     opts = SimulationOptions(step_control="controller", error_tol=1.0)
     assert opts.as_dict()["time"]["step_control"] == "controller"
     assert opts.as_dict()["time"]["error_tol"] == 1.0
     assert SimulationOptions.from_dict(opts.as_dict()) == opts
 
 
-def test_nlp_default_keeps_h_at_h_max_on_the_ideal_pendulum():
-    # regression guard for the paper's scheme: with no contact, h goes to h_max
+def test_nlp_step_control_keeps_h_at_h_max_on_the_ideal_pendulum():
+    # regression guard for the paper's scheme (no longer the default: named): with no contact,
+    # h goes to h_max
     h_min, h_max = 1e-3, 2e-3
-    res = run_pendulum(t_end=1.0, h_min=h_min, h_max=h_max)
+    res = run_pendulum(t_end=1.0, h_min=h_min, h_max=h_max, step_control="nlp")
     assert res.meta["options"]["time"]["step_control"] == "nlp"
     assert res.meta["controller_rejections"] == 0
     assert np.median(res.h) > 0.999 * h_max

@@ -24,8 +24,10 @@ from nlpmbd.apps.study import RunSpec, Study
 
 psutil = pytest.importorskip("psutil")
 
-#: A run that takes minutes: it is always still running when its worker is killed.
+#: A run that takes minutes: it is always still running when its worker is killed. The default
+#: path runs the pendulum's 60 s in about a second; IPOPT at every step takes about 80 s.
 LONG = 60.0
+SLOW = {"solver": "nlp", "predictor": False}
 
 
 def _table(out: Path) -> dict[str, dict[str, str]]:
@@ -55,7 +57,7 @@ def _workers(pid: int) -> list:
 def test_a_killed_pool_worker_is_a_failed_row_and_the_others_complete(tmp_path, monkeypatch):
     specs = [
         RunSpec("a", "pendulum", t_end=0.01),
-        RunSpec("long", "pendulum", t_end=LONG),
+        RunSpec("long", "pendulum", t_end=LONG, **SLOW),
         RunSpec("b", "pendulum", t_end=0.01),
     ]
     monkeypatch.setattr(registry, "get_study", lambda name: _study(specs))
@@ -93,14 +95,14 @@ from nlpmbd.apps.study import RunSpec
 from nlpmbd.apps.study_run import run_specs
 
 if __name__ == "__main__":
-    specs = [RunSpec(f"long{k}", "pendulum", t_end=%r) for k in range(2)]
+    specs = [RunSpec(f"long{k}", "pendulum", t_end=%r, **%r) for k in range(2)]
     run_specs(specs, sys.argv[1], workers=2)
 """
 
 
 def test_pool_workers_die_with_the_study_process(tmp_path):
     script = tmp_path / "orphan.py"
-    script.write_text(ORPHAN % LONG)
+    script.write_text(ORPHAN % (LONG, SLOW))
     parent = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out")])
     workers: list = []
     try:
@@ -152,7 +154,7 @@ def main():
     except ImportError:  # an nlpmbd without it
         pass
     specs = [RunSpec("short", "pendulum", t_end=0.01)]
-    specs += [RunSpec(f"long{k}", "pendulum", t_end=LONG) for k in range(2)]
+    specs += [RunSpec(f"long{k}", "pendulum", t_end=LONG, **SLOW) for k in range(2)]
     study = Study("t", "dask test", (), lambda p: specs, lambda p, s, r, o: [])
     registry.get_study = lambda name: study
     processes = []
@@ -199,6 +201,7 @@ def main():
 LOST = []
 if __name__ == "__main__":
     mode, out, LONG = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+    SLOW = json.loads(sys.argv[4])
     main()
 """
 
@@ -210,7 +213,7 @@ def _dask_study(tmp_path: Path, mode: str) -> tuple[dict, list[str], Path]:
     script, out = tmp_path / "dask_study.py", tmp_path / "study"
     script.write_text(DASK)
     proc = subprocess.Popen(
-        [sys.executable, str(script), mode, str(out), str(LONG)],
+        [sys.executable, str(script), mode, str(out), str(LONG), json.dumps(SLOW)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
