@@ -5,7 +5,9 @@ fixed pin along global Z through the origin, radius 0.01 m, engaged length 0.05 
 clearance c = 0.1 mm, total axial play c_a = 0.1 mm; pendulum m = 1 kg,
 J' = diag(2e-3, 0.085, 0.085) kg m^2, centre of mass at cm_x = 0.5 m, cm_z = 0.05 m from the
 pin centre (the bob is out of plane, so gravity also tilts the pendulum on the pin); released at
-rest, horizontal, centred; gravity 9.81 m/s^2 along -Y; h in [1e-3, 2e-3] s; 5 s. Expect free
+rest, horizontal, centred; gravity 9.81 m/s^2 along -Y; h in [1e-4, 2e-3] s (the paper's
+[1e-3, 2e-3] for the NLP's h; the error controller needs the lower bound to resolve the pin's
+separations: held at 1e-3 it misses the first, at 0.24 s); 5 s. Expect free
 fall through the clearance, intermittent contact at both pin ends, motion along Z, and forces
 that follow the ideal pendulum with a lag. The mechanism is the `pendulum` case's, with these
 defaults.
@@ -29,6 +31,6 @@ CASE = Case(
     ),
     builder=pendulum.build,
     t_end=5.0,
-    h_min=1e-3,
+    h_min=1e-4,
     h_max=2e-3,
 )

@@ -33,25 +33,32 @@ def test_ideal_spatial_slider_crank_converges_to_the_minimal_coordinate_referenc
     assert 1.6 < th_c / th_f < 2.4 and 1.6 < x_c / x_f < 2.4  # first order
 
 
-def test_play_at_every_joint_runs_resolved_without_energy_gain():
+@pytest.mark.parametrize(
+    ("options", "step_gain"),
+    [
+        ({"gap_correction": "projection", "gap_linearization": "scalar"}, 1e-6),
+        # the defaults: vector rows (cutting planes) trade energy between steps by up to 6e-6 J
+        ({}, 1e-5),
+    ],
+    ids=["projection-scalar", "defaults"],
+)
+def test_play_at_every_joint_runs_resolved_without_energy_gain(options, step_gain):
     """clearance_at=all (RevoluteClearance at A, SphericalClearance at B, UniversalClearance at
     C, PrismaticClearance at D, c = 0.1 mm), inelastic: every joint knocks, no failed step,
-    penetration <= 1% of c, no step gains more than round-off and the energy never exceeds
-    the start's. The gap correction is the projection alone: the curvature term (the
-    default's second part) gains up to 0.013 J in an impact step of these spatial joints
-    (issue 16). 0.5 s here; `python -m nlpmbd run spatial_slider_crank --set
+    penetration <= 1% of c, no step gains more than round-off (scalar rows) or 1e-5 J (the
+    defaults' vector rows) and the energy never exceeds the start's. With scalar rows the
+    curvature term gained up to 0.013 J in an impact step of these spatial joints (issue 16),
+    so that run takes the projection alone; the defaults' vector rows do not. 0.5 s here; `python -m nlpmbd run spatial_slider_crank --set
     clearance_at=all` gives the same over 2 s (issue 15's note)."""
     system, _ = get_case("spatial_slider_crank").build({"clearance_at": "all"})
-    opts = SimulationOptions(
-        t_end=0.5, h_min=1e-4, h_max=1e-4, solver="qp", gap_correction="projection"
-    )
+    opts = SimulationOptions(t_end=0.5, h_min=1e-4, h_max=1e-4, solver="qp", **options)
     r = simulate(system, opts)
     assert r.meta["completed"] and np.all(r.status == 0)
     joints = [label.split(".")[0] for label in r.meta["contact_labels"]]
     for name in "ABCD":  # N: each joint knocked (the slider rests on its guide: 2 kg g)
         assert np.abs(r.lam[:, [j == name for j in joints]]).max() > 19, name
     assert r.gap.max() <= 0.01 * 1e-4
-    assert np.diff(r.energy[:, 2]).max() < 1e-6  # J
+    assert np.diff(r.energy[:, 2]).max() < step_gain  # J
     assert r.energy[:, 2].max() <= r.energy[0, 2] + 1e-9
 
 

@@ -169,7 +169,7 @@ def test_options_reject_bad_step_control(kwargs, name):
 
 def test_options_step_control_defaults_and_dict():
     default = SimulationOptions()
-    assert default.step_control == "controller" and default.error_tol == 1e-6
+    assert default.step_control == "controller" and default.error_tol == 1e-5
     opts = SimulationOptions(step_control="controller", error_tol=1.0)
     assert opts.as_dict()["time"]["step_control"] == "controller"
     assert opts.as_dict()["time"]["error_tol"] == 1.0

@@ -174,9 +174,9 @@ class Scheme(_Group):
         Formulation.IMPLICIT,
     )
     gap_correction: GapCorrection = option(
-        "removal of the O(h^2) penetration: curvature (default), curvature+projection, "
-        "projection, none",
-        GapCorrection.CURVATURE,
+        "removal of the O(h^2) penetration: auto (curvature; with restitution "
+        "curvature+projection), curvature, curvature+projection, projection, none",
+        GapCorrection.AUTO,
     )
     gap_linearization: GapLinearization = option(
         "radial gaps linearised as vector (|d + h D v| <= c, default) or scalar",

@@ -82,8 +82,8 @@ def unconverged(result: SimulationResult) -> str | None:
     if estimate <= UNRESOLVED * tol:
         return None
     t = options.time
-    flexible = bool(result.meta.get("nodes"))
-    if options.scheme.integrator.resolved(flexible) is Integrator.EULER and not flexible:
+    scheme = Integrator(result.meta.get("scheme", options.scheme.integrator.value))
+    if scheme is Integrator.EULER and options.scheme.integrator is not Integrator.AUTO:
         fix = "--scheme verlet (second order, error-controlled)"
     elif options.fixed_step:
         control = "" if t.step_control is StepControl.CONTROLLER else "--step-control controller "
