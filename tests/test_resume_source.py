@@ -27,6 +27,7 @@ QUIET = ["--no-plot", "--quiet"]
 def _interrupted(model: str, out: Path, cwd: Path) -> None:
     """`run MODEL` stopped by Ctrl-C after its first checkpoint: a partial result in out."""
     argv = [model, "--t-end", "0.6", "--checkpoint-every", "1e-9", "--out", str(out), *QUIET]
+    argv += ["--solver", "nlp"]  # the Python loop: still stepping when Ctrl-C comes
     proc = subprocess.Popen(
         [sys.executable, "-m", "nlpmbd", "run", *argv],
         cwd=cwd,

@@ -94,7 +94,9 @@ def test_a_pool_study_stops_promptly(tmp_path):
     """Stopped after the first run finishes: the other runs are abandoned, not waited for."""
     from nlpmbd.apps.study_run import run_specs
 
-    specs = [RunSpec(f"run{k}", "pendulum", t_end=2.0 if k else 0.01) for k in range(4)]
+    # the others on the Python loop: still running when the first has finished
+    slow = {"t_end": 2.0, "solver": "nlp", "predictor": False}
+    specs = [RunSpec(f"run{k}", "pendulum", **(slow if k else {"t_end": 0.01})) for k in range(4)]
     done = []
     outcomes = run_specs(specs, tmp_path, workers=2, on_done=done.append, stop=lambda: bool(done))
     assert outcomes[0].status == "ok"
