@@ -272,7 +272,7 @@ def problems(flexible_t_end: float = 20.0) -> list[Problem]:
             1.0, 1e-3, (1e-4, 1e-3), radial=True, floor=1e-5,
         ),
         Problem(
-            "slope", "max |CoM - Coulomb-cone ODE| (m), box friction on the QP path, 1 s",
+            "slope", "max |CoM - Coulomb-cone ODE| (m), pushed sideways, 1 s",
             slope_block, _slope_error, 1.0, 1e-3, (1e-3, 1e-2), scored=False,
         ),
         Problem(

@@ -48,8 +48,9 @@ def test_play_at_every_joint_runs_resolved_without_energy_gain(options, step_gai
     penetration <= 1% of c, no step gains more than round-off (scalar rows) or 1e-5 J (the
     defaults' vector rows) and the energy never exceeds the start's. With scalar rows the
     curvature term gained up to 0.013 J in an impact step of these spatial joints (issue 16),
-    so that run takes the projection alone; the defaults' vector rows do not. 0.5 s here; `python -m nlpmbd run spatial_slider_crank --set
-    clearance_at=all` gives the same over 2 s (issue 15's note)."""
+    so that run takes the projection alone; the defaults' vector rows do not. 0.5 s here;
+    `python -m nlpmbd run spatial_slider_crank --set clearance_at=all` gives the same over 2 s
+    (issue 15's note)."""
     system, _ = get_case("spatial_slider_crank").build({"clearance_at": "all"})
     opts = SimulationOptions(t_end=0.5, h_min=1e-4, h_max=1e-4, solver="qp", **options)
     r = simulate(system, opts)
