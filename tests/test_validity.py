@@ -121,3 +121,15 @@ def test_warnings_are_saved_with_the_result(tmp_path):
     result = run("pendulum", t_end=1.0, h=0.2)
     result.save(tmp_path)
     assert SimulationResult.load(tmp_path).meta["warnings"] == result.meta["warnings"]
+
+
+def test_coarse_steps_say_they_are_not_converged():
+    """Issue 34, item 4: the stick-slip oscillator at h = 0.2 s is 5 % off in position (0.5 s:
+    21 %) and used to exit 0 with no warning; its error estimate now says so and names the
+    option that fixes it. At the case's h it does not."""
+    case = get_case("stick_slip")
+    coarse = simulate(case.build({})[0], SimulationOptions(t_end=40.0, h_min=0.2, h_max=0.2))
+    [warning] = [w for w in coarse.meta["warnings"] if "not converged" in w]
+    assert "--h-min" in warning and coarse.meta["error_estimate"] > 1e-3
+    fine = simulate(case.build({})[0], SimulationOptions(t_end=40.0, h_min=2e-3, h_max=2e-3))
+    assert not [w for w in fine.meta["warnings"] if "not converged" in w]
