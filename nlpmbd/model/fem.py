@@ -35,7 +35,6 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import finite_scalar, short_repr
-from . import fem_forms
 
 if TYPE_CHECKING:  # SciPy loads on first use: a rigid system's run does not need it
     import scipy.sparse as sp
@@ -185,6 +184,8 @@ class PlaneStressStrip:
     # -- matrices ---------------------------------------------------------------------------
     def assemble(self) -> StripMatrices:
         """Stiffness, consistent and lumped mass through scikit-fem (imported here)."""
+        from . import fem_forms  # SciPy and scikit-fem on first use
+
         k, m = fem_forms.stiffness_and_mass(
             self.nodes(),
             self.quads(),
