@@ -30,53 +30,35 @@ def clearance_pendulum(mu: float) -> System:
 
 def coulomb_eom_ratio(system: System, result) -> np.ndarray:
     """The check of the law each step solved: the NLP's smoothed Coulomb law (creep), or on
-    the QP path the set-valued one, exact stick (coulomb_set_ratio), except in the steps the
-    QP path left to the NLP."""
-    smooth = coulomb_smooth_ratio(system, result)
+    the QP path the set-valued one, exact stick, except in the steps the QP path left to the
+    NLP."""
+    smooth = _law_ratio(system, result, _smooth_law)
     if result.meta.get("solver_path") == "qp":
-        return np.minimum(smooth, coulomb_set_ratio(system, result))
+        return np.minimum(smooth, _law_ratio(system, result, _set_law))
     return smooth
 
 
-def coulomb_set_ratio(system: System, result) -> np.ndarray:
-    """Per step: the EoM residual plus the generalised force by which each contact's friction
-    f_j misses Coulomb's set-valued law at the step's own normal force, over the Verification
-    bound: a contact slipping faster than the creep speed must have f_j = -mu lambda u / |u|,
-    a slower one |f_j| <= mu lambda (its excess is the miss)."""
-    model = SymbolicModel.build(system)
-    ratio = np.zeros(result.h.size)
-    for k in range(1, result.t.size):
-        qm, vm, v = result.q[k - 1], result.v[k - 1], result.v[k]
-        h, t = result.h[k - 1], result.t[k - 1]
-        D = np.asarray(model.slip(qm))
-        diff = np.zeros(6)
-        for j in range(model.n_gap):
-            Dj = D[3 * j : 3 * j + 3]
-            slow = np.linalg.norm(Dj @ vm) < TOL.stick_speed
-            bound_j = (model.mu_static[j] if slow else model.mu[j]) * result.lam[k, j]
-            u, f = Dj @ v, result.friction_force[k, j]
-            if np.linalg.norm(u) > TOL.stick_creep:
-                law = -bound_j * u / np.linalg.norm(u)
-            else:
-                size = np.linalg.norm(f)
-                law = f if size <= bound_j else f * bound_j / size
-            diff += Dj.T @ (f - law)
-        rest = np.asarray(model.S(qm, vm)).ravel() - np.asarray(model.Q(t, qm, vm)).ravel()
-        scale = max(1.0, np.linalg.norm(model.M @ (v - vm) / h) + np.linalg.norm(rest))
-        ratio[k - 1] = (result.eom_residual[k - 1] + np.linalg.norm(diff)) / (
-            TOL.verify_eom * scale
-        )
-    return ratio
+def _smooth_law(u: np.ndarray, f: np.ndarray, bound: float) -> np.ndarray:
+    """The NLP's law: -mu lambda u / sqrt(|u|^2 + creep^2)."""
+    return -bound * u / np.sqrt(u @ u + TOL.stick_creep**2)
 
 
-def coulomb_smooth_ratio(system: System, result) -> np.ndarray:
-    """Per step: the EoM residual with the Coulomb friction forces of the step's own normal
-    forces, mu lambda_j u_j / sqrt(|u_j|^2 + creep^2) (u_j = D_j v, the static coefficient below
+def _set_law(u: np.ndarray, f: np.ndarray, bound: float) -> np.ndarray:
+    """Coulomb's set-valued law: -mu lambda u / |u| for a contact slipping faster than the
+    creep speed, else the force itself if |f| <= mu lambda (its excess is the miss)."""
+    if np.linalg.norm(u) > TOL.stick_creep:
+        return -bound * u / np.linalg.norm(u)
+    size = np.linalg.norm(f)
+    return f if size <= bound else f * bound / size
+
+
+def _law_ratio(system: System, result, law) -> np.ndarray:
+    """Per step: the EoM residual plus the generalised force by which the friction forces f_j
+    miss `law` at the step's own normal forces (u_j = D_j v, the static coefficient below
     stick_speed at the step's start), over the Verification bound verify_eom * (|M dv/h| +
     |S - Q|). The recorded EoM residual holds the friction forces the solver used; the
     difference is added to it (triangle inequality)."""
     model = SymbolicModel.build(system)
-    M = model.M
     ratio = np.zeros(result.h.size)
     for k in range(1, result.t.size):
         qm, vm, v = result.q[k - 1], result.v[k - 1], result.v[k]
@@ -86,14 +68,13 @@ def coulomb_smooth_ratio(system: System, result) -> np.ndarray:
         for j in range(model.n_gap):
             Dj = D[3 * j : 3 * j + 3]
             slow = np.linalg.norm(Dj @ vm) < TOL.stick_speed
-            coef = model.mu_static[j] if slow else model.mu[j]
-            u = Dj @ v
-            coulomb = coef * result.lam[k, j] * u / np.sqrt(u @ u + TOL.stick_creep**2)
-            diff += Dj.T @ (coulomb + result.friction_force[k, j])  # friction_force = -beta
+            bound = (model.mu_static[j] if slow else model.mu[j]) * result.lam[k, j]
+            f = result.friction_force[k, j]
+            diff += Dj.T @ (f - law(Dj @ v, f, bound))
         rest = np.asarray(model.S(qm, vm)).ravel() - np.asarray(model.Q(t, qm, vm)).ravel()
-        scale = max(1.0, np.linalg.norm(M @ (v - vm) / h) + np.linalg.norm(rest))
-        bound = TOL.verify_eom * scale
-        ratio[k - 1] = (result.eom_residual[k - 1] + np.linalg.norm(diff)) / bound
+        scale = max(1.0, np.linalg.norm(model.M @ (v - vm) / h) + np.linalg.norm(rest))
+        miss = result.eom_residual[k - 1] + np.linalg.norm(diff)
+        ratio[k - 1] = miss / (TOL.verify_eom * scale)
     return ratio
 
 
