@@ -1,8 +1,8 @@
 """MkDocs hooks of the site (mkdocs.yml `hooks:`).
 
 - A nav entry whose value is a folder ("reference_problems/", "benchmarks/") lists that folder's
-  pages: its index.md first, then the others by file name, each titled by its first heading.
-  A new page in docs/reference_problems/ is in the nav without an edit of mkdocs.yml.
+  pages: its index.md first ("Overview"), then the others by file name, each titled by its
+  first heading. A new page in docs/reference_problems/ is in the nav without an edit of mkdocs.yml.
 - The recorded benchmark outputs, benchmarks/results/*.md in the repository (outside docs/),
   become pages benchmarks/results/NAME.md of the site, listed under "Benchmarks" after
   docs/benchmarks/index.md.
@@ -33,13 +33,14 @@ def _pages(folder: str) -> list[Any]:
     entries: list[Any] = []
     index = DOCS / folder / "index.md"
     if index.exists():
-        entries.append(f"{folder}/index.md")
+        entries.append({"Overview": f"{folder}/index.md"})
     for path in sorted((DOCS / folder).glob("*.md")):
         if path.name != "index.md":
             entries.append({title(path.read_text(), path.stem): f"{folder}/{path.name}"})
     if folder == "benchmarks":
         for path in sorted(RESULTS.glob("*.md")):
-            entries.append({title(path.read_text(), path.stem): f"{GENERATED}/{path.name}"})
+            name = re.sub(r" \(.*\)$", "", title(path.read_text(), path.stem))
+            entries.append({name: f"{GENERATED}/{path.name}"})
     return entries
 
 

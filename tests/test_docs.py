@@ -54,7 +54,7 @@ def test_a_new_reference_problem_page_is_in_the_nav(tmp_path, monkeypatch):
         {"Home": "index.md"},
         {
             "Reference problems": [
-                "reference_problems/index.md",
+                {"Overview": "reference_problems/index.md"},
                 {"First by name": "reference_problems/ab_first.md"},
                 {"A bouncing ball": "reference_problems/bouncing_ball.md"},
             ]
