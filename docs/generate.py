@@ -226,6 +226,8 @@ def _keywords(cls: type, skip: Iterable[str] = ()) -> list[str]:
         if name in skip or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
             continue
         default = "required" if param.default is inspect.Parameter.empty else f"`{param.default!r}`"
+        if name == "contact" and param.default is None:
+            default = '`{ law = "hard" }` (frictionless, inelastic)'
         rows.append((f"`{name}`", default, _kind(param)))
     return table(("key", "default", "value"), rows)
 
