@@ -235,6 +235,19 @@ BAD = {
         + "</robot>",
         "has no mass",
     ),
+    "dtd": (
+        '<!DOCTYPE r [<!ENTITY a "aaaa">]><robot name="&a;">' + link("a") + "</robot>",
+        "may not declare a DTD",
+    ),
+    "nan": (
+        "<robot name='r'>"
+        + link("a")
+        + link("b", float("nan"))
+        + joint("j", "revolute", "a", "b")
+        + "</robot>",
+        "<mass> value must be a finite number",
+    ),
+    "nothing moves": ("<robot name='r'>" + link("a") + "</robot>", "nothing moves"),
     "two roots": ("<robot name='r'>" + link("a") + link("b") + "</robot>", "one root link"),
     "missing link": (
         "<robot name='r'>" + link("a") + joint("j", "revolute", "a", "zz") + "</robot>",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..validation import short_repr
 from .model_file import ModelFile, model_from_bytes
 from .model_schema import NAME_PATTERN, Where
 from .urdf_annotations import Annotations, beside, read_annotations
@@ -56,7 +57,8 @@ def model_document(
     robot: Robot, assembly: Assembly, marks: Annotations, urdf: Path
 ) -> dict[str, Any]:
     """The model file's sections as plain data."""
-    model = {"name": _name(robot, urdf), "description": f"URDF robot {robot.name} ({urdf.name})"}
+    described = f"URDF robot {short_repr(robot.name, 60)} ({short_repr(urdf.name, 60)})"
+    model = {"name": _name(robot, urdf), "description": described}
     model |= {"gravity": URDF_GRAVITY} | marks.model
     bodies = [
         {

@@ -84,6 +84,8 @@ def read_urdf(path: Path) -> Robot:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as err:
         raise InputError(f"{where}: XML syntax error: {err}") from None
+    if root.getroottree().docinfo.internalDTD is not None:  # entities: no expansion bombs
+        raise InputError(f"{where}: a URDF file may not declare a DTD (<!DOCTYPE ... [...]>)")
     if root.tag != "robot":
         raise InputError(f"{where}: not a URDF file (root element <{root.tag}>, not <robot>)")
     logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)  # its recovery messages: ours say it
@@ -110,7 +112,8 @@ def _finite(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
     except (TypeError, ValueError):
         raise InputError(f"{what} must be numbers, got {value!r}") from None
     if a.shape != shape or not np.all(np.isfinite(a)):
-        raise InputError(f"{what} must be {shape} finite numbers, got {a.tolist()}")
+        size = "a finite number" if shape == () else f"{shape} finite numbers"
+        raise InputError(f"{what} must be {size}, got {a.tolist()}")
     return a
 
 

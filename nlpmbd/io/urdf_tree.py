@@ -84,6 +84,8 @@ def assemble(robot: Robot, positions: dict[str, float], floating: bool, where: s
         )
     for body, links in members.items():
         out.bodies.append(_body(robot, body, links, frames, where))
+    if not out.bodies:
+        raise InputError(f"{where}: nothing moves: every link is fixed to the ground")
     for joint in order:
         if joint.kind in MOVING:
             T = joint_frames[joint.name]
