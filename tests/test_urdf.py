@@ -18,7 +18,7 @@ pytest.importorskip("yourdfpy")
 from nlpmbd import InputError, SimulationOptions, simulate  # noqa: E402
 from nlpmbd.apps.cli import main  # noqa: E402
 from nlpmbd.io.model_file import load_model  # noqa: E402
-from nlpmbd.io.urdf_model import convert, load_urdf  # noqa: E402
+from nlpmbd.io.robot_model import convert, load_robot  # noqa: E402
 from nlpmbd.model.rotation import rotation_matrix  # noqa: E402
 
 HERE = Path(__file__).parent / "model_files" / "urdf"
@@ -141,7 +141,7 @@ def test_annotations_set_positions_a_floating_base_and_a_prismatic_clearance(tmp
     (entry,) = doc["joints"]
     assert entry["type"] == "prismatic_clearance" and entry["guide"] == "base"
     assert entry["section_x"] == [0.0, 1.0, 0.0] and entry["clearance"] == 2e-4
-    model = load_urdf(path, options=SimulationOptions)
+    model = load_robot(path, options=SimulationOptions)
     assert model.options == {"t_end": 0.01}
     result = simulate(model.system, SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3))
     assert result.completed and result.gap.shape[1] == 16
@@ -177,7 +177,7 @@ def test_ur5_joint_points_and_axes_are_the_arms_zero_pose():
 
 
 def test_ur5_falls_conserving_energy_and_runs_with_a_loose_elbow(tmp_path, capsys):
-    model = load_urdf(UR5, options=SimulationOptions)
+    model = load_robot(UR5, options=SimulationOptions)
     options = SimulationOptions(t_end=0.2, h_min=1e-3, h_max=1e-3, codegen="off")
     result = simulate(model.system, options)
     total = result.energy[:, 2]  # kinetic, potential, total
@@ -203,7 +203,7 @@ def test_convert_writes_the_model_file_that_runs_the_same_system(tmp_path, capsy
     assert main(["convert", str(UR5), "-o", str(out)]) == 0
     assert "6 joints" in capsys.readouterr().out
     assert out.read_text() == convert(UR5)
-    from_file, from_urdf = load_model(out), load_urdf(UR5)
+    from_file, from_urdf = load_model(out), load_robot(UR5)
     assert from_file.sha256 == from_urdf.sha256
     assert main(["convert", str(UR5), "-o", str(out)]) == 2  # kept without --force
     assert "exists" in capsys.readouterr().err
@@ -317,7 +317,7 @@ def test_without_the_extra_the_cli_says_what_to_install(tmp_path, capsys, monkey
 def test_convert_refuses_other_suffixes_and_targets(tmp_path, capsys):
     path = tmp_path / "p.urdf"
     path.write_text(PENDULUM)
-    one_error_line(capsys, ["convert", str(tmp_path / "p.xml")], "must end in .urdf")
+    one_error_line(capsys, ["convert", str(tmp_path / "p.sdf")], "must end in .urdf or .xml")
     one_error_line(capsys, ["convert", str(path), "-o", str(tmp_path / "m.txt")], "end in .toml")
     one_error_line(
         capsys, ["convert", str(path), "--annotations", str(tmp_path / "none.toml")], "not a file"

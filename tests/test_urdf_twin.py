@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("yourdfpy")
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate  # noqa: E402
-from nlpmbd.io.urdf_model import load_urdf  # noqa: E402
+from nlpmbd.io.robot_model import load_robot  # noqa: E402
 from nlpmbd.model.bodies import GROUND, RigidBody  # noqa: E402
 from nlpmbd.model.springs import RotationalSpringDamper  # noqa: E402
 from nlpmbd.model.system import System  # noqa: E402
@@ -85,7 +85,7 @@ def converted(tmp_path: Path, annotations: str) -> System:
     robot.write_bytes(URDF.read_bytes())
     marks = tmp_path / "marks.toml"
     marks.write_text(annotations)
-    return load_urdf(robot, annotations=marks, options=SimulationOptions).system
+    return load_robot(robot, annotations=marks, options=SimulationOptions).system
 
 
 def run(system: System, t_end: float, h: float) -> SimulationResult:

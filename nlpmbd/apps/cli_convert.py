@@ -1,5 +1,6 @@
-"""`nlpmbd convert FILE.urdf [-o model.toml] [--annotations FILE] [--force]`: a URDF robot as
-nlpmbd's own model file (io/urdf_model.py); an existing file is kept unless --force is given."""
+"""`nlpmbd convert FILE.urdf|FILE.xml [-o model.toml] [--annotations FILE] [--force]`: a URDF
+robot or an MJCF model as nlpmbd's own model file (io/robot_model.py); an existing file is kept
+unless --force is given."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ from ..validation import short_repr
 from .cli_types import path_flag
 from .exit_codes import EXIT_OK
 
-SUFFIXES = (".urdf",)
+SUFFIXES = (".urdf", ".xml")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `convert`."""
-    parser.add_argument("file", type=path_flag("FILE"), help="the robot, FILE.urdf")
+    parser.add_argument(
+        "file", type=path_flag("FILE"), help="the robot: FILE.urdf, or FILE.xml (MJCF)"
+    )
     parser.add_argument(
         "-o",
         "--out",
@@ -38,11 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..io.urdf_model import convert
+    from ..io.robot_model import convert
 
     source = Path(args.file)
     if source.suffix.lower() not in SUFFIXES:
-        raise InputError(f"convert: FILE must end in .urdf, got {short_repr(args.file)}")
+        raise InputError(
+            f"convert: FILE must end in .urdf or .xml (MJCF), got {short_repr(args.file)}"
+        )
     out = Path(args.out) if args.out else source.with_suffix(".toml")
     if out.suffix != ".toml":
         raise InputError(f"convert: --out must end in .toml, got {short_repr(str(out))}")

@@ -166,7 +166,9 @@ def _pairs_flag(p: argparse.ArgumentParser, flag: str, text: str) -> None:
 
 def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
-        "case", help="a case (see `nlpmbd list`), a model file FILE.toml or a robot FILE.urdf"
+        "case",
+        help="a case (see `nlpmbd list`), a model file FILE.toml, a robot FILE.urdf or FILE.xml "
+        "(MJCF)",
     )
     run.add_argument("--h", type=_number(float, "--h"), help="fixed step size, s (h_min = h_max)")
     add_option_flags(run)

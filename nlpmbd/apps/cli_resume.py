@@ -28,21 +28,21 @@ RESUMABLE_GROUPS = ("output",)
 def load_case(name: str) -> tuple[Any, dict[str, Any], dict[str, str]]:
     """(case, its default options, its source) of `run CASE`: a registered case (no options of
     its own), or a model file (a name ending in .toml; io/model_file.py) with its [options], or
-    a URDF robot (.urdf) converted to one (io/urdf_model.py; its SHA-256 is the converted file's,
-    so a changed URDF or annotation file is a changed model)."""
-    if not name.endswith((".toml", ".urdf")):
+    a URDF robot (.urdf) or an MJCF model (.xml) converted to one (io/robot_model.py; its SHA-256
+    is the converted file's, so a changed robot or annotation file is a changed model)."""
+    if not name.endswith((".toml", ".urdf", ".xml")):
         from .registry import get_case
 
         case = get_case(name)
         return case, {}, {"kind": "case", "name": case.name}
     from ..run.options import SimulationOptions
 
-    if name.endswith(".urdf"):
+    if name.endswith((".urdf", ".xml")):
         from pathlib import Path
 
-        from ..io.urdf_model import load_urdf
+        from ..io.robot_model import load_robot
 
-        model = load_urdf(Path(name), options=SimulationOptions)
+        model = load_robot(Path(name), options=SimulationOptions)
     else:
         from ..io.model_file import load_model
 

@@ -98,7 +98,7 @@ def model_from_bytes(
     options: Callable[..., Any] | None = None,
     label: str | None = None,
 ) -> ModelFile:
-    """`load_model` of a model file's bytes (e.g. one converted from a URDF, io/urdf_model.py);
+    """`load_model` of a model file's bytes (e.g. one converted from a URDF, io/robot_model.py);
     `path` names the file, `label` (default: the path) begins its error messages."""
     where = Where(label or str(path))
     document = _parse(data, where)

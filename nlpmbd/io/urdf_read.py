@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .robot_parts import TreeJoint
 
 #: Largest URDF read (bytes); the largest public robot files are under 1 MB.
 MAX_BYTES = 20_000_000
@@ -41,26 +42,10 @@ class Link:
 
 
 @dataclass(frozen=True)
-class UrdfJoint:
-    """A joint: `origin` the 4x4 pose of the joint frame (= the child link's frame at zero joint
-    position) in the parent link's frame; `axis` a unit vector in the joint frame."""
-
-    name: str
-    kind: str
-    parent: str
-    child: str
-    origin: np.ndarray
-    axis: np.ndarray
-    damping: float
-    friction: float
-    mimic: str | None
-
-
-@dataclass(frozen=True)
 class Robot:
     name: str
     links: dict[str, Link]
-    joints: list[UrdfJoint]
+    joints: list[TreeJoint]
     root: str
 
 
@@ -137,7 +122,7 @@ def _link(link: Any, where: str) -> Link:
     return Link(link.name, mass, origin[:3, 3].copy(), rotation @ inertia @ rotation.T)
 
 
-def _joint(joint: Any, where: str, links: dict[str, Link]) -> UrdfJoint:
+def _joint(joint: Any, where: str, links: dict[str, Link]) -> TreeJoint:
     at = f"{where}: joint {joint.name!r}"
     for end in ("parent", "child"):
         name = getattr(joint, end)
@@ -155,7 +140,7 @@ def _joint(joint: Any, where: str, links: dict[str, Link]) -> UrdfJoint:
         raise InputError(f"{at}: <dynamics> damping must be finite and >= 0, got {damping}")
     mimic = joint.mimic.joint if joint.mimic is not None else None
     unit = axis / norm if norm > 0 else axis
-    return UrdfJoint(
+    return TreeJoint(
         joint.name,
         str(joint.type),
         joint.parent,
@@ -168,7 +153,7 @@ def _joint(joint: Any, where: str, links: dict[str, Link]) -> UrdfJoint:
     )
 
 
-def _root(links: dict[str, Link], joints: list[UrdfJoint], where: str) -> str:
+def _root(links: dict[str, Link], joints: list[TreeJoint], where: str) -> str:
     """The one link that is no joint's child; InputError unless the links form one tree."""
     parents: dict[str, str] = {}
     for joint in joints:

@@ -18,45 +18,15 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
-from .urdf_read import Robot, UrdfJoint
+from .robot_parts import GROUND, Assembly, Body, Connection, TreeJoint
+from .urdf_read import Robot
 
-GROUND = "GROUND"
 MOVING = ("revolute", "continuous", "prismatic")
-
-
-@dataclass(frozen=True)
-class Body:
-    name: str
-    mass: float
-    position: np.ndarray
-    orientation: np.ndarray
-    inertia: np.ndarray
-
-
-@dataclass(frozen=True)
-class Connection:
-    """A moving joint between two bodies (or a body and GROUND), global at t = 0: `point` the
-    joint frame's origin, `axis` the unit joint axis, `frame` the joint frame's rotation."""
-
-    joint: UrdfJoint
-    parent: str
-    child: str
-    point: np.ndarray
-    axis: np.ndarray
-    frame: np.ndarray
-
-
-@dataclass
-class Assembly:
-    bodies: list[Body] = field(default_factory=list)
-    connections: list[Connection] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def assemble(robot: Robot, positions: dict[str, float], floating: bool, where: str) -> Assembly:
@@ -100,14 +70,14 @@ def assemble(robot: Robot, positions: dict[str, float], floating: bool, where: s
 
 def _poses(
     robot: Robot, positions: dict[str, float], where: str
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[UrdfJoint]]:
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[TreeJoint]]:
     """Global 4x4 frames of the links and joints, and the joints from the root outwards."""
-    children: dict[str, list[UrdfJoint]] = {}
+    children: dict[str, list[TreeJoint]] = {}
     for joint in robot.joints:
         children.setdefault(joint.parent, []).append(joint)
     frames = {robot.root: np.eye(4)}
     joint_frames: dict[str, np.ndarray] = {}
-    order: list[UrdfJoint] = []
+    order: list[TreeJoint] = []
     queue = deque([robot.root])
     while queue:
         link = queue.popleft()
@@ -121,7 +91,7 @@ def _poses(
     return frames, joint_frames, order
 
 
-def _supported(joint: UrdfJoint, where: str) -> None:
+def _supported(joint: TreeJoint, where: str) -> None:
     at = f"{where}: joint {joint.name!r}"
     if joint.kind not in (*MOVING, "fixed", "floating"):
         raise InputError(
@@ -132,7 +102,7 @@ def _supported(joint: UrdfJoint, where: str) -> None:
         raise InputError(f"{at}: mimics joint {joint.mimic!r}; coupled joints are not supported")
 
 
-def _motion(joint: UrdfJoint, q: float) -> np.ndarray:
+def _motion(joint: TreeJoint, q: float) -> np.ndarray:
     """The 4x4 motion of the child frame by the joint position q (identity at q = 0)."""
     M = np.eye(4)
     if q == 0.0:

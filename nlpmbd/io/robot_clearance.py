@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .model_schema import Where, check_keys, number, vector
-from .urdf_tree import Connection
+from .robot_parts import Connection
 
 #: URDF joint type -> (clearance joint type, keys, required keys).
 CLEARANCE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
@@ -44,6 +44,11 @@ CLEARANCE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 def clearance_entry(connection: Connection, spec: dict[str, Any], where: Where) -> dict[str, Any]:
     """The [[joints]] entry of the clearance joint that replaces `connection`."""
     urdf = connection.joint
+    if urdf.kind not in ("revolute", "continuous", "prismatic"):
+        raise where.error(
+            f"a {urdf.kind} joint has no clearance joint here (revolute, continuous and "
+            "prismatic joints have)"
+        )
     kind = "prismatic" if urdf.kind == "prismatic" else "revolute"
     name, keys, required = CLEARANCE[kind]
     check_keys(spec, where, ("position", *keys), required)

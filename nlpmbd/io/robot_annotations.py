@@ -12,7 +12,7 @@ checks and one-line errors. Every section is optional:
     floating = false           # true: the root link is a free body, not fixed to the ground
     [joints.elbow]             # a URDF joint, by name
     position = 0.3             # initial joint position, rad (revolute) or m (prismatic)
-    clearance = 1e-4           # m: the joint becomes a clearance joint (io/urdf_clearance.py)
+    clearance = 1e-4           # m: the joint becomes a clearance joint (io/robot_clearance.py)
     pin_radius = 0.01
     length = 0.04
     [options]                  # the model file's [options]: t_end, h_min, ...
@@ -31,7 +31,7 @@ from .model_schema import MODEL_KEYS, Where, check_keys, number, table
 SUFFIX = ".nlpmbd.toml"
 TOP_LEVEL = ("model", "base", "joints", "options")
 BASE_KEYS = ("floating",)
-#: Keys of a [joints.NAME] table besides those of its clearance joint (io/urdf_clearance.py).
+#: Keys of a [joints.NAME] table besides those of its clearance joint (io/robot_clearance.py).
 JOINT_KEYS = ("position",)
 MAX_BYTES = 1_000_000
 
