@@ -11,7 +11,7 @@ checks and one-line errors. Every section is optional:
     [base]
     floating = false           # true: the root link is a free body, not fixed to the ground
     [joints.elbow]             # a URDF joint, by name
-    position = 0.3             # initial joint position, rad (revolute) or m (prismatic)
+    position = 0.3             # initial joint position, rad (also for MJCF in degrees) or m
     clearance = 1e-4           # m: the joint becomes a clearance joint (io/robot_clearance.py)
     pin_radius = 0.01
     length = 0.04
