@@ -1,5 +1,5 @@
-"""Command line: `nlpmbd list`, `run CASE|FILE.toml`, `study NAME`, `bench`, `plot DIR`,
-`export DIR`, `animate DIR`, `new [FILE]`.
+"""Command line: `nlpmbd list`, `run CASE|FILE.toml|FILE.urdf`, `study NAME`, `bench`, `plot DIR`,
+`export DIR`, `animate DIR`, `new [FILE]`, `convert FILE.urdf`.
 
 Exit codes (apps/exit_codes.py): 0 success, 2 bad input (one-line message), 3 solver failure,
 4 results could not be written, 130 interrupted (Ctrl-C or SIGTERM). After a solver failure or
@@ -140,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
             from .cli_animate import run as animate
 
             return animate(args)
+        if args.command == "convert":
+            from . import cli_convert
+
+            return cli_convert.run(args)
         if args.command == "export":
             from . import cli_export
 

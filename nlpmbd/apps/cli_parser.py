@@ -154,6 +154,9 @@ def parser() -> Parser:
     from .cli_new import add_arguments as add_new_arguments
 
     add_new_arguments(new)
+    from .cli_convert import add_arguments as add_convert_arguments
+
+    add_convert_arguments(sub.add_parser("convert", help="a URDF robot as a model file (TOML)"))
     return p
 
 
@@ -162,7 +165,11 @@ def _pairs_flag(p: argparse.ArgumentParser, flag: str, text: str) -> None:
 
 
 def _run_parser(run: argparse.ArgumentParser) -> None:
-    run.add_argument("case", help="a case (see `nlpmbd list`) or a model file, FILE.toml")
+    run.add_argument(
+        "case",
+        help="a case (see `nlpmbd list`), a model file FILE.toml, a robot FILE.urdf or FILE.xml "
+        "(MJCF)",
+    )
     run.add_argument("--h", type=_number(float, "--h"), help="fixed step size, s (h_min = h_max)")
     add_option_flags(run)
     _pairs_flag(run, "--set", "case parameter (repeatable); see `nlpmbd list`")

@@ -27,16 +27,26 @@ RESUMABLE_GROUPS = ("output",)
 
 def load_case(name: str) -> tuple[Any, dict[str, Any], dict[str, str]]:
     """(case, its default options, its source) of `run CASE`: a registered case (no options of
-    its own), or a model file (a name ending in .toml; io/model_file.py) with its [options]."""
-    if not name.endswith(".toml"):
+    its own), or a model file (a name ending in .toml; io/model_file.py) with its [options], or
+    a URDF robot (.urdf) or an MJCF model (.xml) converted to one (io/robot_model.py; its SHA-256
+    is the converted file's, so a changed robot or annotation file is a changed model)."""
+    if not name.endswith((".toml", ".urdf", ".xml")):
         from .registry import get_case
 
         case = get_case(name)
         return case, {}, {"kind": "case", "name": case.name}
-    from ..io.model_file import load_model
     from ..run.options import SimulationOptions
 
-    model = load_model(name, options=SimulationOptions)
+    if name.endswith((".urdf", ".xml")):
+        from pathlib import Path
+
+        from ..io.robot_model import load_robot
+
+        model = load_robot(Path(name), options=SimulationOptions)
+    else:
+        from ..io.model_file import load_model
+
+        model = load_model(name, options=SimulationOptions)
     source = {"kind": "model file", "name": model.name, "file": name, "sha256": model.sha256}
     return model.case, model.options, source
 

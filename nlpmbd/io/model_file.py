@@ -87,7 +87,20 @@ def load_model(
     table, since this layer does not know the options).
     """
     where = Where(str(path))
-    data = _read(Path(path), where)
+    return model_from_bytes(_read(Path(path), where), Path(path), joints=joints, options=options)
+
+
+def model_from_bytes(
+    data: bytes,
+    path: Path,
+    *,
+    joints: Mapping[str, type] | None = None,
+    options: Callable[..., Any] | None = None,
+    label: str | None = None,
+) -> ModelFile:
+    """`load_model` of a model file's bytes (e.g. one converted from a URDF, io/robot_model.py);
+    `path` names the file, `label` (default: the path) begins its error messages."""
+    where = Where(label or str(path))
     document = _parse(data, where)
     check_keys(document, where, TOP_LEVEL, ("bodies",))
     for section in ("bodies", "joints", "loads"):
@@ -97,7 +110,7 @@ def load_model(
                 f"a model file may have at most {MAX_ENTRIES} [[{section}]] entries, got "
                 f"{len(entries)} (setting up takes minutes and GBs of memory beyond that)"
             )
-    name, description = _header(document.get("model", {}), where.key("model"), Path(path))
+    name, description = _header(document.get("model", {}), where.key("model"), path)
     classes = dict(joint_classes() if joints is None else joints)
     flat = check_options(document.get("options", {}), where.key("options"), options)
 
@@ -111,7 +124,7 @@ def load_model(
     except InputError as err:
         raise where.key("options").error(str(err).removeprefix(f"case {name}: ")) from None
     digest = hashlib.sha256(data).hexdigest()
-    return ModelFile(Path(path), name, description, system, flat, case, digest)
+    return ModelFile(path, name, description, system, flat, case, digest)
 
 
 def _read(path: Path, where: Where) -> bytes:
