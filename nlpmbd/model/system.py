@@ -44,6 +44,9 @@ class System:
         self.joints: list[Joint] = []
         self.loads: list[AppliedLoad | SpringElement] = []
         self.point_loads: list[PointLoad] = []
+        #: simulation options this system's case chooses for it (Case.options: flat names ->
+        #: values), below the caller's: `simulate` applies them (SimulationOptions.over)
+        self.option_defaults: dict[str, Any] = {}
 
     # --- declaration ------------------------------------------------------------------------
     def add_body(self, body: Any) -> Any:
