@@ -44,7 +44,7 @@ class Run:
         check_assembly(system, m, q)
         check_run_size(m, options, force)
         self.checks = RunChecks(system, m)
-        self.kernel = build_kernel(m, system.gap_scales, options)
+        self.kernel = build_kernel(m, options)
         if solver is None:
             self.plan = build_solver(self.kernel, options)
         else:  # a solver of the caller's: the Python loop, no chunks

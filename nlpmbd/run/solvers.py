@@ -26,9 +26,7 @@ from .options import SimulationOptions
 SolverFactory = Callable[[StepKernel, SimulationOptions], StepSolver]
 
 
-def build_kernel(
-    model: SymbolicModel, gap_scales: list[float], options: SimulationOptions
-) -> StepKernel:
+def build_kernel(model: SymbolicModel, options: SimulationOptions) -> StepKernel:
     integrator = options.scheme.integrator
     if (
         integrator is Integrator.AUTO
@@ -40,7 +38,6 @@ def build_kernel(
         integrator = Integrator.EULER
     return StepKernel(
         model,
-        gap_scales,
         correction=options.scheme.gap_correction,
         renormalize=options.scheme.renormalize,
         verification=options.verification,

@@ -26,7 +26,6 @@ Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projec
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import casadi as ca
@@ -53,7 +52,6 @@ class StepKernel:
     def __init__(
         self,
         model: SymbolicModel,
-        gap_scales: Sequence[float],
         *,
         correction: GapCorrection = GapCorrection.CURVATURE_PROJECTION,
         renormalize: bool = True,
@@ -71,8 +69,7 @@ class StepKernel:
         self.correction = correction
         self.model = model
         nc = model.n_gap
-        scales = np.asarray(list(gap_scales), dtype=float)
-        self.scales = scales if scales.size == nc else np.zeros(nc)
+        self.scales = model.scales  # each gap's clearance (System.gap_scales), checked there
         self.renormalize = renormalize
         self.verification = verification
         self.curvature_guard = curvature_guard
