@@ -67,7 +67,7 @@ class Run:
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
         # what auto resolved to for this system
-        self.info["scheme"] = self.kernel.integrator.value
+        self.info["integrator"] = self.kernel.integrator.value
         self.info["gap_correction"] = self.kernel.correction.value
         self.resumed = False
 

@@ -82,9 +82,11 @@ def unconverged(result: SimulationResult) -> str | None:
     if estimate <= UNRESOLVED * tol:
         return None
     t = options.time
-    scheme = Integrator(result.meta.get("scheme", options.scheme.integrator.value))
+    # what auto resolved to; "scheme" in results written before it was called integrator
+    resolved = result.meta.get("integrator", result.meta.get("scheme"))
+    scheme = Integrator(resolved or options.scheme.integrator.value)
     if scheme is Integrator.EULER and options.scheme.integrator is not Integrator.AUTO:
-        fix = "--scheme verlet (second order, error-controlled)"
+        fix = "--integrator verlet (second order, error-controlled)"
     elif options.fixed_step:
         control = "" if t.step_control is StepControl.CONTROLLER else "--step-control controller "
         fix = (
