@@ -156,8 +156,7 @@ class TimeGrid(_Group):
         StepControl.CONTROLLER,
     )
     error_tol: float = option(
-        "position error the controller aims at: over the run (second-order scheme), per step "
-        "(first order)",
+        "position error the controller aims at: over the run (integrator verlet), per step (euler)",
         1e-5,
         unit="m",
         low=0.0,

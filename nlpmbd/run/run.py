@@ -50,7 +50,7 @@ class Run:
         else:  # a solver of the caller's: the Python loop, no chunks
             self.plan = Plan(solver(self.kernel, options))
         step_solver, self.qp = self.plan.solver, self.plan.qp
-        self.law = control_law(m, self.kernel.second_order)
+        self.law = control_law(m, self.kernel.verlet)
         estimator = StepController(self.law, options, m.n_q, m.n_v)
         controlled = options.time.step_control is StepControl.CONTROLLER
         self.history = History(m)

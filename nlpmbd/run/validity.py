@@ -69,8 +69,8 @@ COMPLIANT_RESOLUTION = 0.2
 #: Warn when the run's error estimate (meta `error_estimate`: the sum of its steps' local
 #: position error estimates over ControlLaw.CALIBRATION, about its global position error; run/
 #: controller.py) exceeds UNRESOLVED times error_tol: the result is not converged in h. On the
-#: ideal pendulum the estimate was 0.7-1.0 of the true error with the second-order scheme and
-#: 4x to 8x it with the first-order one (README, "Error estimate").
+#: ideal pendulum the estimate was 0.7-1.0 of the true error with integrator verlet and 4x to
+#: 8x it with euler (README, "Error estimate").
 UNRESOLVED = 10.0
 
 
