@@ -4,10 +4,11 @@ the symbolic model alone (SymbolicModel.scales and .cone)."""
 
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 import pytest
 
-from nlpmbd import InputError
+from nlpmbd import InputError, simulate
 from nlpmbd.apps.cli import main
 from nlpmbd.apps.registry import get_case
 from nlpmbd.model.symbolic import SymbolicModel
@@ -64,3 +65,29 @@ def test_a_joint_giving_the_wrong_number_of_offsets_is_refused(monkeypatch):
     monkeypatch.setattr(type(system.joints[0]), "gap_offsets", lambda self, poses: [None])
     with pytest.raises(InputError, match=r"joint 'pin' returned a wrong number of constraints"):
         SymbolicModel.build(system)
+
+
+@pytest.mark.parametrize(
+    "hook, value",
+    [
+        ("contact_frames", lambda self, poses: []),
+        ("slip_planes", lambda self, poses: [ca.DM.zeros(3, 1)] * 3),
+    ],
+)
+def test_a_joint_giving_per_gap_data_of_another_length_is_refused(monkeypatch, hook, value):
+    """Per-gap data of a joint shorter or longer than its gaps would shift every later gap's."""
+    system = _pendulum()
+    monkeypatch.setattr(type(system.joints[0]), hook, value)
+    with pytest.raises(InputError, match=rf"joint 'pin': {hook} must give one entry per gap \(2\)"):
+        SymbolicModel.build(system)
+
+
+def test_a_result_with_scales_of_another_length_is_refused_not_ignored():
+    system = _pendulum()
+    result = simulate(system, SimulationOptions(t_end=0.003))
+    assert set(result.penetration_fraction()) == {"pin"}
+    result.meta["contact_scales"] = [C]
+    with pytest.raises(InputError, match=r"contact_scales must give one clearance .* \(2\), got"):
+        result.summary()
+    del result.meta["contact_scales"]  # none recorded: no clearance to measure against
+    assert result.penetration_fraction() == {"pin": 0.0}
