@@ -10,8 +10,8 @@ import pytest
 
 from nlpmbd import InputError, SimulationOptions, simulate
 from nlpmbd.apps import registry
-from nlpmbd.apps.bench import measure
-from nlpmbd.apps.bench_report import Mode
+from nlpmbd.apps.bench import measure, mode_options
+from nlpmbd.apps.bench_report import MODES, Mode
 from nlpmbd.apps.study import RunSpec
 from nlpmbd.apps.study_run import run_specs
 
@@ -86,3 +86,11 @@ def test_study_runs_a_case_with_its_option_defaults(tmp_path, monkeypatch):
         for s in specs
     ]
     assert paths == ["qp", "nlp"]
+
+
+def test_every_bench_mode_takes_the_path_it_is_named_after():
+    """The nlp modes say solver=nlp: with solver=auto they took the QP path (since issue 19)."""
+    case = registry.get_case("revolute")
+    for mode in MODES:
+        path = mode_options(case, mode, 1.0).solver_path.value
+        assert path == ("qp" if mode.name.startswith("qp") else "nlp"), mode.name
