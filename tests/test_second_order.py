@@ -1,4 +1,4 @@
-"""The second-order scheme (`--scheme verlet`, step/verlet.py) against independent references:
+"""The second-order scheme (`--integrator verlet`, step/verlet.py) against independent references:
 the ideal pendulum's minimal-coordinate ODE (scipy), the free body's conservation laws, and
 contact: no energy gain, penetration within the projection's target."""
 

@@ -65,17 +65,14 @@ def add_option_flags(
         if group not in groups or not f.metadata.get("flag", True) or name in exclude:
             continue
         kind, flag = field_type(f), flag_name(name)
-        flags = [flag, *map(flag_name, f.metadata.get("aliases", ()))]  # former names too
         if kind is bool:
             parser.add_argument(
-                *flags, action=argparse.BooleanOptionalAction, default=None, help=_help(f)
+                flag, action=argparse.BooleanOptionalAction, default=None, help=_help(f)
             )
         elif kind in (int, float):
-            parser.add_argument(
-                *flags, dest=name, type=_number(kind, flag), default=None, help=_help(f)
-            )
+            parser.add_argument(flag, type=_number(kind, flag), default=None, help=_help(f))
         else:
-            parser.add_argument(*flags, dest=name, default=None, metavar="VALUE", help=_help(f))
+            parser.add_argument(flag, dest=name, default=None, metavar="VALUE", help=_help(f))
 
 
 def given_options(args: argparse.Namespace, groups: Sequence[str] = tuple(GROUPS)) -> dict:

@@ -57,13 +57,10 @@ def option(
     high: float | None = None,
     low_open: bool = False,
     flag: bool = True,
-    aliases: tuple[str, ...] = (),
 ) -> Any:
     """A dataclass field with its documentation, unit and range; `flag` False keeps it off the
-    command line, `aliases` are former names its flag still answers to (`--scheme` for
-    `--integrator`)."""
-    meta: dict[str, Any] = {"doc": doc, "unit": unit, "low": low, "high": high}
-    meta.update(low_open=low_open, flag=flag, aliases=aliases)
+    command line (the flag of the others is the option's own name: --integrator)."""
+    meta = {"doc": doc, "unit": unit, "low": low, "high": high, "low_open": low_open, "flag": flag}
     if isinstance(default, dict):
         return field(default_factory=lambda: dict(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -184,7 +181,6 @@ class Scheme(_Group):
         "time-stepping scheme: auto (verlet, or euler with flexible bodies), euler (first "
         "order) or verlet (second order, two solves per step)",
         Integrator.AUTO,
-        aliases=("scheme",),
     )
     renormalize: bool = option("scale Euler parameters to unit length after each update", True)
     h_preference: float = option(
