@@ -208,7 +208,7 @@ BAD_OUTPUT: list[tuple] = [
     ("body named ---", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("---", "a-"), pvd_valid)),
     ("body named -->", ["run", "named.toml", *RUN, "--out", "R"], Probe(named_model("x--", "-->"), pvd_valid)),
     ("qpOASES banner, NLP path", ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases", *RUN[2:], "--out", "R"], Probe(check=quiet_success)),
-    ("qpOASES banner, Verlet", ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases", "--scheme", "verlet", *RUN[2:], "--out", "R"], Probe(check=quiet_success)),
+    ("qpOASES banner, Verlet", ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases", "--integrator", "verlet", *RUN[2:], "--out", "R"], Probe(check=quiet_success)),
 ]  # fmt: skip
 #: Every case parameter: out of range, wrong type, not finite.
 PARAMETER_VALUES = ("-1e300", "1e300", "nan", "inf", "abc", "")

@@ -2,7 +2,7 @@
 order of convergence (issue 16).
 
 - Ideal pendulum (the peers' parameters, 10 s): max angle error against the minimal-coordinate
-  scipy ODE (rtol 1e-12) at a ladder of fixed h, `--scheme euler` and `--scheme verlet`.
+  scipy ODE (rtol 1e-12) at a ladder of fixed h, `--integrator euler` and `--integrator verlet`.
 - Free body (10 s, torque-free flip): relative drift of the energy and of the global angular
   momentum, which the true motion conserves.
 - `revolute` (clearance pin, impacts) and `slider_crank` (guide clearance, friction): max body
@@ -106,7 +106,7 @@ def figure(pend: dict, free: dict, out: Path) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     for s, mark, color in zip(SCHEMES, ("o-", "s-"), ("C0", "C1"), strict=True):
         h, e, _ = np.array(pend[s]).T
-        a.loglog(h, e, mark, color=color, label=f"--scheme {s}")
+        a.loglog(h, e, mark, color=color, label=f"--integrator {s}")
         h, dE, dL = np.array(free[s]).T
         b.loglog(h, dL, mark, color=color, label=f"{s}: angular momentum")
         b.loglog(h, dE, mark.replace("-", "--"), color=color, mfc="none", label=f"{s}: energy")

@@ -27,12 +27,12 @@ from statistics import median
 #: with the first-order scheme at a fixed h_max, "nlp" the per-step NLP the default used to be.
 MODES: dict[str, list[str]] = {
     "default": [],
-    "euler qp": ["--solver", "qp", "--scheme", "euler", "--gap-linearization", "scalar"],
+    "euler qp": ["--solver", "qp", "--integrator", "euler", "--gap-linearization", "scalar"],
     "euler qp vm": [
-        *("--solver", "qp", "--scheme", "euler", "--gap-linearization", "scalar"),
+        *("--solver", "qp", "--integrator", "euler", "--gap-linearization", "scalar"),
         *("--codegen", "off"),
     ],
-    "nlp": ["--solver", "nlp", "--scheme", "euler", "--gap-linearization", "scalar"],
+    "nlp": ["--solver", "nlp", "--integrator", "euler", "--gap-linearization", "scalar"],
 }
 BLAS_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 

@@ -20,7 +20,7 @@ Rows (benchmarks/peer_default_runs.py runs them, each in its own subprocess, BLA
   coordinate scipy ODE I_O theta'' = -m g L cos(theta), I_O = J_zz + m L^2 (measured in the first
   round): cost per step alone is not the comparison that matters, error at equal cost is.
 * `--row PROBLEM:OPTIONS` adds an nlpmbd row with those options (repeatable), e.g.
-  `--row "pendulum:--step-control controller --scheme verlet"`: candidate defaults side by side.
+  `--row "pendulum:--step-control controller --integrator verlet"`: candidate defaults side by side.
 
 Timing: the loop only (nlpmbd: meta.json wall_time - setup_time, progress bar and all; a peer:
 its own timer around its stepping). Before the rounds each nlpmbd row runs once untimed with
@@ -97,7 +97,7 @@ def available(args: argparse.Namespace) -> list[Run]:
 
 
 def extra_row(spec: str) -> Run:
-    """`--row PROBLEM:OPTIONS`, e.g. "pendulum:--step-control controller --scheme verlet"."""
+    """`--row PROBLEM:OPTIONS`, e.g. "pendulum:--step-control controller --integrator verlet"."""
     problem, _, options = spec.partition(":")
     if problem not in ("slider_crank", "pendulum"):
         raise SystemExit(
@@ -196,7 +196,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         metavar="PROBLEM:OPTIONS",
         help="another nlpmbd row: slider_crank or pendulum, with these options "
-        "(repeatable), e.g. 'pendulum:--step-control controller --scheme verlet'",
+        "(repeatable), e.g. 'pendulum:--step-control controller --integrator verlet'",
     )
     ap.add_argument("--json", type=Path, help="write the numbers to this file")
     ap.add_argument("--markdown", type=Path, help="write the report to this file")

@@ -9,9 +9,9 @@ the largest body-position difference from a fine run (verlet, h = 1e-5; the eule
 distance from it is printed as the reference's own uncertainty), the reference interpolated
 linearly to each run's times. Strategies:
 
-- fixed h, `--scheme euler` and `--scheme verlet` (QP path, chunks not compiled);
-- the paper's NLP-chosen h in [h/10, h] (`--scheme euler`, NLP path);
-- the controller of `--scheme verlet` at error_tol 1e-3 .. 1e-6 m (SecondOrderController).
+- fixed h, `--integrator euler` and `--integrator verlet` (QP path, chunks not compiled);
+- the paper's NLP-chosen h in [h/10, h] (`--integrator euler`, NLP path);
+- the controller of `--integrator verlet` at error_tol 1e-3 .. 1e-6 m (SecondOrderController).
 
 Prints each run (error, steps, wall time) and, per accuracy, the steps the controller needs
 against the best fixed h; writes the log-log figure.

@@ -136,7 +136,7 @@ class CylindricalClearance(ContactJoint):
         return [norm - offset for _, _, norm in self._radial(poses)]
 
     def gap_offsets(self, poses):
-        return [(d, self.clearance) for _, d, _ in self._radial(poses)]
+        return [d for _, d, _ in self._radial(poses)]
 
     def contact_frames(self, poses):
         out = []

@@ -91,7 +91,7 @@ class SphericalClearance(ContactJoint):
         return [norm - float(np.hypot(self.clearance, self.eps))]
 
     def gap_offsets(self, poses):
-        return [(self._offset(poses)[1], self.clearance)]
+        return [self._offset(poses)[1]]
 
     def contact_frames(self, poses):
         B, d, norm = self._offset(poses)

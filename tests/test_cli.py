@@ -129,7 +129,7 @@ def test_solver_failure_exits_3_after_writing_partial_results(
     cases = {**registry.load_cases(), "nan_force": _failing_case()}
     monkeypatch.setattr(registry, "load_cases", lambda: cases)
     out = tmp_path / "fail"
-    argv = ["run", "nan_force", "--scheme", scheme, "--out", str(out), "--quiet", "--no-plot"]
+    argv = ["run", "nan_force", "--integrator", scheme, "--out", str(out), "--quiet", "--no-plot"]
     code = main(argv)
     assert code == 3
     assert "solver failure" in capsys.readouterr().err

@@ -146,7 +146,7 @@ def _after(t0, value, t, state):
 def test_flexible_needs_euler():
     system = System(gravity=(0, -G, 0))
     system.add_body(FlexibleBody("strip", _strip()))
-    with pytest.raises(InputError, match="scheme must be euler"):
+    with pytest.raises(InputError, match="integrator must be euler"):
         simulate(system, SimulationOptions(t_end=0.01, h_max=2e-3, integrator="verlet"))
 
 

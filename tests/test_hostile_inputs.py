@@ -150,7 +150,7 @@ def test_qpoases_prints_nothing_into_a_quiet_run(tmp_path, scheme):
     """qpOASES prints an 11-line licence banner for every memory it allocates: in the QP
     predictor of the NLP path and in the velocity stage of the Verlet scheme too."""
     argv = ["run", "spatial_slider_crank", "--t-end", "0.01", "--qp-solver", "qpoases"]
-    argv += ["--set", "clearance_at=all", "--scheme", scheme]
+    argv += ["--set", "clearance_at=all", "--integrator", scheme]
     proc = _cli([*argv, "--no-plot", "--quiet", "--out", "run"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == ""

@@ -123,7 +123,7 @@ def test_predicted_steps_are_at_least_as_good_as_ipopts():
     assert ref.meta["predicted_steps"] > 0.5 * ref.n_steps
     model = SymbolicModel.build(system)
     opts = SimulationOptions(t_end=1.0, **nlp_h)
-    kernel = build_kernel(model, system.gap_scales, opts)
+    kernel = build_kernel(model, opts)
     with_pred = nlp_solver(kernel, opts)
     plain = nlp_solver(kernel, opts.replace(predictor=False))
     f = plain.solver_cold.get_function("nlp_f")

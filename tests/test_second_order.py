@@ -1,4 +1,4 @@
-"""The second-order scheme (`--scheme verlet`, step/verlet.py) against independent references:
+"""The second-order scheme (`--integrator verlet`, step/verlet.py) against independent references:
 the ideal pendulum's minimal-coordinate ODE (scipy), the free body's conservation laws, and
 contact: no energy gain, penetration within the projection's target."""
 
@@ -91,8 +91,8 @@ def test_clearance_pendulum_gains_no_energy_and_keeps_its_clearance():
     assert res.gap.max() <= 0.01 * 1e-4
 
 
-def test_scheme_flag_names_its_choices():
-    with pytest.raises(InputError, match="scheme must be one of auto, euler, verlet"):
+def test_integrator_names_its_choices():
+    with pytest.raises(InputError, match="integrator must be one of auto, euler, verlet"):
         SimulationOptions(integrator="rk4")
 
 

@@ -132,7 +132,7 @@ def test_step_controller_formulas():
         t_end=1.0, h_min=1e-4, h_max=1e-2, step_control="controller", error_tol=1e-6
     )
     M = np.diag([2.0, 2.0, 2.0, 0.5, 0.5, 0.5])
-    ctl = StepController(ControlLaw(M, 2.0, n_rigid=1, second_order=False), opts, n_q=7, n_v=6)
+    ctl = StepController(ControlLaw(M, 2.0, n_rigid=1, verlet=False), opts, n_q=7, n_v=6)
     assert ctl.first() == 1e-4
     v0 = np.zeros(6)
     # dv^T M dv = 2 * 3^2 + 0.5 * 4^2 = 26 -> err = h/2 sqrt(26 / 2)

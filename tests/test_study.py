@@ -107,7 +107,7 @@ def test_a_study_takes_every_run_option(tmp_path):
     that the deviation be converged (error estimates below a tenth of it)."""
     out = tmp_path / "sweep"
     argv = ["study", "clearance-sweep", "--t-end", "0.03", "--set", "clearances=1e-4"]
-    argv += ["--scheme", "euler", "--gap-linearization", "scalar", "--workers", "1"]
+    argv += ["--integrator", "euler", "--gap-linearization", "scalar", "--workers", "1"]
     assert main([*argv, "--out", str(out), "--quiet"]) == 0
     for label in ("ideal", "c=0.0001"):
         meta = json.loads((out / "runs" / label / "meta.json").read_text())
@@ -115,4 +115,4 @@ def test_a_study_takes_every_run_option(tmp_path):
         assert meta["options"]["scheme"]["gap_linearization"] == "scalar"
     rows = (out / "table.csv").read_text().splitlines()
     assert "resolved" in rows[0]
-    assert main(["study", "clearance-sweep", "--scheme", "rk4", "--out", str(out)]) == 2
+    assert main(["study", "clearance-sweep", "--integrator", "rk4", "--out", str(out)]) == 2

@@ -33,11 +33,12 @@ class Mode:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-#: In run order: "nlp fixed h" comes before the QP modes that are compared with it.
+#: In run order: "nlp fixed h" comes before the QP modes that are compared with it. Each mode
+#: names its path: solver=auto would take the QP path in the nlp modes too.
 MODES = (
-    Mode("nlp variable h", fixed_h=False),
-    Mode("nlp fixed h", fixed_h=True),
-    Mode("ipopt baseline", fixed_h=False, options={"predictor": False}),
+    Mode("nlp variable h", fixed_h=False, options={"solver": "nlp"}),
+    Mode("nlp fixed h", fixed_h=True, options={"solver": "nlp"}),
+    Mode("ipopt baseline", fixed_h=False, options={"solver": "nlp", "predictor": False}),
     Mode("qp vm", fixed_h=True, options={"solver": "qp", "codegen": "off"}),
     Mode("qp compiled", fixed_h=True, options={"solver": "qp", "codegen": "on"}),
 )

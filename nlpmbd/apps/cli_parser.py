@@ -64,8 +64,7 @@ def add_option_flags(
     for name, (group, f) in flat_fields().items():
         if group not in groups or not f.metadata.get("flag", True) or name in exclude:
             continue
-        kind = field_type(f)
-        flag = flag_name(f.metadata.get("cli", name))
+        kind, flag = field_type(f), flag_name(name)
         if kind is bool:
             parser.add_argument(
                 flag, action=argparse.BooleanOptionalAction, default=None, help=_help(f)

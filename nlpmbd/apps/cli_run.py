@@ -23,7 +23,9 @@ from .writer import ResultWriter
 MAX_WARNINGS = 10
 
 
-def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any]) -> Any:
+def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any], system: Any) -> Any:
+    """The flags over a model file's [options] (`defaults`) over the case's option defaults
+    for its parameters (System.option_defaults)."""
     from ..run.options import SimulationOptions
     from ..validation import finite_scalar
 
@@ -39,7 +41,7 @@ def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any]) -> A
     kw["ipopt"] = {**defaults.get("ipopt", {}), **pairs(args.ipopt, "--ipopt")}
     for key, value in defaults.items():  # a model file's [options], below the flags
         kw.setdefault(key, value)
-    return SimulationOptions(**kw)
+    return SimulationOptions.with_defaults(kw, system.option_defaults)
 
 
 def read_overlay(path: str | None, bodies: list[str], joints: list[str]) -> tuple[Any, str]:
@@ -71,10 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         case, defaults, source = load_case(args.case)
         meta = {"source": source}
         system, params = case.build(pairs(args.set, "--set"))
-        chosen = {k: v for k, v in case.option_defaults(params).items() if k not in defaults}
-        options = _options(args, case, {**defaults, **chosen})
-        for key, value in chosen.items():
-            if key not in given_options(args):
+        options = _options(args, case, defaults, system)
+        for key, value in system.option_defaults.items():
+            if key not in options.given:
                 print(f"{case.name}: {key} {value} (the case's default for these parameters)")
         out, flag = Path(args.out) if args.out else Path("results") / case.name, "--out"
     names = [b.name for b in system.bodies], [j.name for j in system.joints]

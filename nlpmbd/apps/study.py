@@ -73,11 +73,11 @@ class RunSpec:
             return self
         return RunSpec(self.label, self.case, self.params, {**options, **self.options})
 
-    def simulation_options(self, case: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-        """SimulationOptions keywords: the case's step defaults and option defaults for its
-        resolved `params` (Case.options, as `nlpmbd run` takes them), then this spec's."""
+    def simulation_options(self, case: Any) -> dict[str, Any]:
+        """SimulationOptions keywords this run gives: the case's step grid, then this spec's
+        options (the case's option defaults for its parameters go below them:
+        SimulationOptions.with_defaults)."""
         kw: dict[str, Any] = {"t_end": case.t_end, "h_min": case.h_min, "h_max": case.h_max}
-        kw.update(case.option_defaults(params))
         kw.update(self.options)
         if "h_min" in self.options and "h_max" not in self.options:
             kw["h_max"] = max(kw["h_max"], kw["h_min"])

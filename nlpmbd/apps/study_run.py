@@ -48,7 +48,8 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
     try:
         case = get_case(spec.case)
         system, params = case.build(spec.params)
-        options = SimulationOptions(**spec.simulation_options(case, params))
+        given = spec.simulation_options(case)
+        options = SimulationOptions.with_defaults(given, system.option_defaults)
         meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
         result = simulate(system, options, meta=meta, stop=stop)
     except SolverFailure as err:

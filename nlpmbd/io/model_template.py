@@ -123,7 +123,8 @@ h_min = 1e-3     # s: h_min = h_max is a fixed step
 h_max = 1e-3     # s
 solver = "qp"    # "qp" (fixed-step fast path) or "nlp" (IPOPT; h in [h_min, h_max] chosen
                  # by each step)
-# integrator = "verlet"        # second-order scheme (default "euler")
+# integrator = "euler"         # first-order scheme (default "auto": verlet, euler with
+                               # flexible bodies)
 # step_control = "controller"  # error-controlled h in [h_min, h_max]
 # error_tol = 1e-6             # m, with step_control = "controller"
 """

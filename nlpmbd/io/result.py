@@ -121,10 +121,17 @@ class SimulationResult:
     def penetration_fraction(self) -> dict[str, float]:
         """Per joint, the largest true penetration over the run divided by the clearance that
         the gap closes (0 when the gaps never close)."""
-        scales = np.asarray(self.meta.get("contact_scales", []), dtype=float)
+        n, given = self.gap.shape[1], self.meta.get("contact_scales")
+        try:  # none recorded counts as no clearance; a wrong length or value does not
+            scales = np.zeros(n) if given is None else np.asarray(given, dtype=float)
+        except (TypeError, ValueError):
+            scales = np.zeros(0)
+        if scales.shape != (n,):
+            raise InputError(
+                f"meta contact_scales must give one clearance (m) per contact column ({n}), "
+                f"got {short_repr(given)}"
+            )
         out: dict[str, float] = {}
-        if scales.size != self.gap.shape[1]:
-            return out
         worst = np.max(gap_fractions(np.maximum(self.gap, 0.0), scales), axis=0, initial=0.0)
         for k, joint in enumerate(self.contact_joints):
             out[joint] = max(out.get(joint, 0.0), float(worst[k]))

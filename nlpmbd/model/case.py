@@ -149,8 +149,9 @@ class Case:
     h_min: float = 1e-3
     h_max: float = 1e-3
     notes: str = field(default="")
-    #: option defaults the case chooses for its parameters, below the user's flags (e.g. the QP
-    #: path for a flexible slider): params -> {option: value}
+    #: option defaults the case chooses for its parameters, below the user's options (e.g. the
+    #: QP path for a flexible slider): params -> {option: value}; `build` puts them on the
+    #: System (System.option_defaults), where `simulate` takes them
     options: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
@@ -173,6 +174,11 @@ class Case:
                 f"{owner}: builder must be a callable params -> System, "
                 f"got {short_repr(self.builder)}"
             )
+        if self.options is not None and not callable(self.options):
+            raise InputError(
+                f"{owner}: options must be a callable params -> {{option: value}} or None, "
+                f"got {short_repr(self.options)}"
+            )
         set_ = object.__setattr__
         set_(self, "t_end", finite_scalar(f"{owner}: t_end", self.t_end, low=0.0, low_open=True))
         set_(self, "h_min", finite_scalar(f"{owner}: h_min", self.h_min, low=0.0, low_open=True))
@@ -190,7 +196,15 @@ class Case:
 
     def option_defaults(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The case's option defaults for resolved `params` (Case.options), {} without."""
-        return dict(self.options(params)) if self.options is not None else {}
+        if self.options is None:
+            return {}
+        chosen = self.options(params)
+        if not isinstance(chosen, Mapping) or not all(isinstance(k, str) for k in chosen):
+            raise InputError(
+                f"case {self.name}: options must return a mapping option name -> value, "
+                f"got {short_repr(chosen)}"
+            )
+        return dict(chosen)
 
     def build(self, overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
         params = self.resolve(overrides)
@@ -199,6 +213,7 @@ class Case:
             raise InputError(
                 f"case {self.name}: builder must return a System, got {short_repr(system)}"
             )
+        system.option_defaults = self.option_defaults(params)
         return system, params
 
 

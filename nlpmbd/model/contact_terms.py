@@ -9,12 +9,14 @@ projected on the tangent plane: D_j(q) v with D_j = (I - d_j d_j^T) W_j(q), a (3
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from .bodies import GROUND
 from .contact import ForceLaw, HardContact, SpringDamperContact
 from .coordinates import Coordinates
@@ -39,11 +41,22 @@ def _moving(joint):
     return joint.child, joint.parent
 
 
+def per_gap(joint: Any, hook: str, items: Sequence[Any]) -> Sequence[Any]:
+    """`items`, which a joint's `hook` gives per gap; InputError when their number is not its
+    gap count (a shorter or longer list would shift every later gap's data)."""
+    if len(items) != joint.n_gap:
+        raise InputError(
+            f"joint {joint.name!r}: {hook} must give one entry per gap ({joint.n_gap}), "
+            f"got {len(items)}"
+        )
+    return items
+
+
 def contact_kinematics(joint: Any, poses: Poses, states: dict, sign: float) -> list[tuple]:
     """Per gap of `joint`: (direction d on the moving body, point x, relative velocity at x)."""
     b1, b2 = _moving(joint)
     out = []
-    for d, x in joint.contact_frames(poses):
+    for d, x in per_gap(joint, "contact_frames", joint.contact_frames(poses)):
         v_rel = _point_velocity(states.get(b1), x) - _point_velocity(states.get(b2), x)
         out.append((sign * d, x, v_rel))
     return out
@@ -81,6 +94,8 @@ def slip_planes(system: System, poses: Poses) -> tuple[ca.SX, np.ndarray]:
         if not isinstance(j, ContactJoint) or not j.n_gap:
             continue
         planes = j.slip_planes(poses)
+        if planes is not None:
+            per_gap(j, "slip_planes", planes)
         columns += planes if planes is not None else [ca.SX.zeros(3, 1)] * j.n_gap
         planar += [planes is not None] * j.n_gap
     return (ca.horzcat(*columns) if columns else ca.SX(3, 0)), np.array(planar, dtype=bool)

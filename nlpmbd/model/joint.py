@@ -85,15 +85,18 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
         CHILD body, global contact point). The force vector is lambda_j times the direction."""
         return []
 
-    def gap_offsets(self, poses: Poses) -> list[tuple[ca.SX, float] | None]:
-        """Per gap: (offset vector d (3, global, m), radius c) when the gap is the smoothed
-        |d| - c of a pin or ball in its seat, which the vector linearisation bounds as a whole
-        (step/cuts.py); None for a gap that is a plane's distance. The default: all None."""
+    def gap_offsets(self, poses: Poses) -> list[ca.SX | None]:
+        """Per gap: the offset vector d (3, global, m) when the gap is the smoothed |d| - c of
+        a pin or ball in its seat, which the vector linearisation bounds as a whole
+        (step/cuts.py), c being the gap's clearance (gap_scales); None for a gap that is a
+        plane's distance. The default: all None."""
         return [None] * self.n_gap
 
     @property
     def gap_scales(self) -> Sequence[float]:
-        """Per gap, the clearance it closes (m), so penetration can be reported as a fraction."""
+        """Per gap, the clearance it closes (m), or () for none: the one place a joint states
+        it (the step's cone radius, penetration fractions, the projection's tolerance and
+        meta.json's contact_scales all take it from here: System.joint_clearances)."""
         return ()
 
     def describe(self) -> dict | None:

@@ -29,12 +29,7 @@ from .forces import Force, Torque
 from .mass import mass_inverse, mass_matrix
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
-from .symbolic_parts import (
-    curvature_function,
-    joint_force_function,
-    node_map,
-    report_function,
-)
+from .symbolic_parts import curvature_function, joint_force_function, node_map, report_function
 from .system import System
 
 
@@ -61,7 +56,8 @@ class SymbolicModel:
     Phi: ca.Function  # (q) -> gaps (M)
     Phi_v: ca.Function  # (q) -> (M, 6N)
     Phi_curv: ca.Function  # (q, v) -> d^2/ds^2 Phi(U(q, s v)) at s = 0 (M)
-    cone: np.ndarray  # (M,) radius c of each gap that is |d| - c (Joint.gap_offsets), else 0
+    cone: np.ndarray  # (M,) clearance c of each gap that is |d| - c (Joint.gap_offsets), else 0
+    scales: np.ndarray  # (M,) clearance a gap's penetration is measured against (gap_scales)
     offset: ca.Function  # (q) -> (3M) the offsets d of those gaps (0 for the others)
     offset_v: ca.Function  # (q) -> (3M, 6N)
     offset_curv: ca.Function  # (q, v) -> (3M) d^2/ds^2 offset(U(q, s v)) at s = 0
@@ -147,7 +143,7 @@ class SymbolicModel:
         T = ca.diagcat(*b.T_blocks) if nodes is None else ca.diagcat(*b.T_blocks, nodes.T)
         pose_map = Poses(b.poses)
         Phi, Phi_eq, frames, offsets = _constraints(system, pose_map, b.states, t)
-        d = ca.vertcat(ca.SX(0, 1), *[o[0] if o else ca.SX.zeros(3) for o in offsets])
+        d = ca.vertcat(ca.SX(0, 1), *[ca.SX.zeros(3) if o is None else o for o, _ in offsets])
         planes, planar = slip_planes(system, pose_map)
         compliant, n_compliant = compliant_function(
             system, coords, q, v, t, poses=pose_map, states=b.states
@@ -172,7 +168,8 @@ class SymbolicModel:
             Phi=ca.Function("Phi", [q], [Phi]),
             Phi_v=ca.Function("Phi_v", [q], [ca.jacobian(Phi, q) @ T]),
             Phi_curv=curvature_function(ca.Function("Phi", [q], [Phi]), q, v, N),
-            cone=np.array([o[1] if o else 0.0 for o in offsets]),
+            cone=np.array([0.0 if o is None else c for o, c in offsets]),
+            scales=np.array(system.gap_scales, dtype=float),
             offset=ca.Function("offset", [q], [d]),
             offset_v=ca.Function("offset_v", [q], [ca.jacobian(d, q) @ T]),
             offset_curv=curvature_function(ca.Function("offset", [q], [d]), q, v, N),
@@ -273,20 +270,20 @@ def _assembled(system: System, b: _BodyTerms, nodes: NodeTerms | None, coords: A
 
 
 def _constraints(system: System, poses: Poses, states: dict, t: ca.SX) -> tuple:
-    """(gaps of the hard contacts, equalities, contact frames, gap offsets) of every joint, in
-    joint order."""
-    gap_list, eq_list, frames, offsets = [], [], [], []
+    """(gaps of the hard contacts, equalities, contact frames, (gap offset or None, clearance)
+    per gap) of every joint, in joint order."""
+    gap_list, eq_list, frames = [], [], []
+    offsets: list[tuple[ca.SX | None, float]] = []
     for joint in system.joints:
-        gj = joint.gaps(poses)
-        ej = joint.equalities(poses, t)
-        if len(gj) != joint.n_gap or len(ej) != joint.n_eq:
-            raise InputError(f"joint {joint.name!r} returned a wrong number of constraints")
+        gj, ej, dj = joint.gaps(poses), joint.equalities(poses, t), joint.gap_offsets(poses)
+        if (len(gj), len(ej), len(dj)) != (joint.n_gap, joint.n_eq, joint.n_gap):
+            n = f"{joint.n_gap} gaps and gap offsets, {joint.n_eq} equalities"
+            raise InputError(f"joint {joint.name!r} returned a wrong number of constraints ({n})")
         eq_list += ej
         if joint.n_gap and not joint.uses_force_law:
             gap_list += gj
-            offsets += joint.gap_offsets(poses)
-            # reports give the force on the joint's moving body: the child, or the parent
-            # when the child is GROUND (then the force on it is opposite)
+            offsets += zip(dj, system.joint_clearances(joint), strict=True)
+            # reports give the force on the moving body: the child, or else the parent (opposite)
             sign = -1.0 if joint.child is GROUND else 1.0
             frames += contact_kinematics(joint, poses, states, sign)
     Phi = ca.vertcat(*gap_list) if gap_list else ca.SX(0, 1)

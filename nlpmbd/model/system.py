@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
-from ..validation import finite_array, short_repr
+from ..validation import finite_array, finite_scalar, short_repr
 from .bodies import GROUND, RigidBody
 from .contact import HardContact, SpringDamperContact
 from .coordinates import Coordinates
@@ -44,6 +44,9 @@ class System:
         self.joints: list[Joint] = []
         self.loads: list[AppliedLoad | SpringElement] = []
         self.point_loads: list[PointLoad] = []
+        #: simulation options this system's case chooses for it (Case.options: flat names ->
+        #: values), below the caller's: `simulate` applies them (SimulationOptions.over)
+        self.option_defaults: dict[str, Any] = {}
 
     # --- declaration ------------------------------------------------------------------------
     def add_body(self, body: Any) -> Any:
@@ -159,16 +162,31 @@ class System:
     def compliant_labels(self) -> list[str]:
         return [f"{j.name}.{lab}" for j in self.compliant_joints for lab in j.gap_labels]
 
+    def joint_clearances(self, joint: Joint) -> list[float]:
+        """Per gap of `joint`, the clearance it closes (m): its Joint.gap_scales, the one place
+        a joint declares it; 0 for every gap of a joint that gives none. InputError when it
+        gives another number of values than gaps, or one that is not a number >= 0."""
+        scales = list(joint.gap_scales)
+        if not scales:
+            return [0.0] * joint.n_gap
+        if len(scales) != joint.n_gap:
+            raise InputError(
+                f"joint {joint.name!r}: gap_scales must give one clearance (m) per gap "
+                f"({joint.n_gap} values), got {len(scales)}"
+            )
+        return [
+            finite_scalar(f"joint {joint.name!r}: gap_scales[{k}]", c, low=0.0)
+            for k, c in enumerate(scales)
+        ]
+
     @property
     def gap_scales(self) -> list[float]:
-        """Per contact column, the clearance it closes (m); 0 where a joint gives none."""
+        """Per contact column, the clearance its penetration is measured against
+        (joint_clearances); 0 for a SpringDamperContact's gaps, which penetrate by design."""
         out: list[float] = []
         for j in self.hard_joints:
-            if isinstance(j.contact, SpringDamperContact):  # penetrates by design
-                out += [0.0] * j.n_gap
-                continue
-            scales = list(j.gap_scales)
-            out += [float(s) for s in scales] if len(scales) == j.n_gap else [0.0] * j.n_gap
+            clearances = self.joint_clearances(j)
+            out += [0.0] * j.n_gap if isinstance(j.contact, SpringDamperContact) else clearances
         return out
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:

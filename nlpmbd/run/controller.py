@@ -50,17 +50,17 @@ class ControlLaw:
 
     CALIBRATION = 10.0
 
-    def __init__(self, M: np.ndarray, total_mass: float, n_rigid: int, second_order: bool) -> None:
+    def __init__(self, M: np.ndarray, total_mass: float, n_rigid: int, verlet: bool) -> None:
         self.M = ca.DM(np.asarray(M, dtype=float))
         self.total_mass, self.n_rigid = float(total_mass), n_rigid
-        self.second_order = self.rejects_on_error = second_order
+        self.verlet = self.rejects_on_error = verlet
 
     def limits(self, options: SimulationOptions) -> np.ndarray:
         """The law's run parameters [h_min, h_max, target]: the target is error_tol (first
         order) or the error rate CALIBRATION error_tol / t_end (second order). They enter the
         expressions as inputs, so that a compiled chunk serves every t_end and step range."""
         g = options.time
-        target = self.CALIBRATION * g.error_tol / g.t_end if self.second_order else g.error_tol
+        target = self.CALIBRATION * g.error_tol / g.t_end if self.verlet else g.error_tol
         return np.array([g.h_min, g.h_max, target])
 
     def norm(self, dx: Any) -> Any:
@@ -68,7 +68,7 @@ class ControlLaw:
         return ca.sqrt(ca.fmax(ca.bilin(self.M, dx, dx), 0) / self.total_mass)
 
     def error(self, h: Any, q0: Any, v0: Any, q1: Any, v1: Any) -> Any:
-        if not self.second_order:
+        if not self.verlet:
             return 0.5 * h * self.norm(v1 - v0)
         v_half = mid_velocity(h, q0, q1, self.n_rigid)
         return h / 3 * self.norm(v1 - 2 * v_half + v0)
@@ -77,7 +77,7 @@ class ControlLaw:
         """The next h after a step of size h with error err (`rejected`: 1 after a rejection;
         `limits`: [h_min, h_max, target])."""
         h_min, h_max, target = limits[0], limits[1], limits[2]
-        if self.second_order:
+        if self.verlet:
             ratio, low = target / ca.fmax(err / h, 1e-300), 0.2
         else:
             ratio, low = target / ca.fmax(err, 1e-300), 0.5
@@ -87,7 +87,7 @@ class ControlLaw:
 
     def too_large(self, h: Any, err: Any, limits: Any) -> Any:
         """1 when the step must be solved again at a smaller h (second order only)."""
-        if not self.second_order:
+        if not self.verlet:
             return 0 * h
         return (h > limits[0]) * (err / h > 2 * limits[2])
 
@@ -145,6 +145,6 @@ class StepController:
         return bool(self._next(h, err, 0.0, self.limits)[1])
 
 
-def control_law(model: Any, second_order: bool) -> ControlLaw:
+def control_law(model: Any, verlet: bool) -> ControlLaw:
     """The control law of a run's model (its mass matrix, total mass and rigid bodies)."""
-    return ControlLaw(model.M, float(np.sum(model.masses)), model.n_bodies, second_order)
+    return ControlLaw(model.M, float(np.sum(model.masses)), model.n_bodies, verlet)

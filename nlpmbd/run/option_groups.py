@@ -57,14 +57,10 @@ def option(
     high: float | None = None,
     low_open: bool = False,
     flag: bool = True,
-    cli: str | None = None,
 ) -> Any:
     """A dataclass field with its documentation, unit and range; `flag` False keeps it off the
-    command line, `cli` names its flag when that is not the field's name (`--scheme` sets
-    `integrator`: the group is called scheme already)."""
+    command line (the flag of the others is the option's own name: --integrator)."""
     meta = {"doc": doc, "unit": unit, "low": low, "high": high, "low_open": low_open, "flag": flag}
-    if cli is not None:
-        meta["cli"] = cli
     if isinstance(default, dict):
         return field(default_factory=lambda: dict(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -73,7 +69,7 @@ def option(
 def _check_field(f: dataclasses.Field, value: Any) -> Any:
     """`value` converted to the field's type and checked against its range (InputError)."""
     kind, m = field_type(f), f.metadata
-    name = m.get("cli", f.name)
+    name = f.name
     if issubclass(kind, enum.Enum):
         try:
             return kind(value)
@@ -157,8 +153,7 @@ class TimeGrid(_Group):
         StepControl.CONTROLLER,
     )
     error_tol: float = option(
-        "position error the controller aims at: over the run (second-order scheme), per step "
-        "(first order)",
+        "position error the controller aims at: over the run (integrator verlet), per step (euler)",
         1e-5,
         unit="m",
         low=0.0,
@@ -186,7 +181,6 @@ class Scheme(_Group):
         "time-stepping scheme: auto (verlet, or euler with flexible bodies), euler (first "
         "order) or verlet (second order, two solves per step)",
         Integrator.AUTO,
-        cli="scheme",
     )
     renormalize: bool = option("scale Euler parameters to unit length after each update", True)
     h_preference: float = option(

@@ -73,6 +73,8 @@ class SimulationOptions:
                 group = dataclasses.replace(base, **changed) if changed else base  # type: ignore[type-var]
             object.__setattr__(self, name, group)
         self._check_combinations()
+        chosen = {f for g in GROUPS if given[g] is not None for f in getattr(self, g).as_dict()}
+        object.__setattr__(self, "_given", frozenset(flat) | chosen)
 
     def _check_combinations(self) -> None:
         t, p = self.time, self.path
@@ -90,6 +92,34 @@ class SimulationOptions:
                 f"codegen=on needs qp_solver=auto, qrqp or daqp (the compiled ones), "
                 f"got {p.qp_solver.value!r}"
             )
+
+    @property
+    def given(self) -> frozenset[str]:
+        """The options set explicitly (flat names; a group given whole sets all of its own):
+        the ones a case's option defaults do not replace (`over`)."""
+        return frozenset(self.__dict__.get("_given", ()))
+
+    @classmethod
+    def with_defaults(
+        cls, given: Mapping[str, Any], defaults: Mapping[str, Any]
+    ) -> SimulationOptions:
+        """Options `given` (flat names) over `defaults` (a case's own: Case.options, carried by
+        System.option_defaults): each default applies where no value is given. The one place
+        where a case's option defaults meet the caller's options; `simulate` reaches it through
+        `over`, so every entry point (run, study, bench, the API) honours them."""
+        for name, table in (("options", given), ("option defaults", defaults)):
+            if not isinstance(table, Mapping):
+                raise InputError(f"{name} must be a mapping, got {short_repr(table)}")
+        options = cls(**{**defaults, **given})
+        object.__setattr__(options, "_given", frozenset(given))
+        return options
+
+    def over(self, defaults: Mapping[str, Any]) -> SimulationOptions:
+        """These options over `defaults` (`with_defaults`); the given ones stay as they are."""
+        if not isinstance(defaults, Mapping) or set(defaults) - self.given:
+            flat = self.flat()
+            return self.with_defaults({k: flat[k] for k in self.given}, defaults)
+        return self
 
     # ---- derived -------------------------------------------------------------------------
     @property
@@ -122,8 +152,10 @@ class SimulationOptions:
 
     # ---- conversions ---------------------------------------------------------------------
     def replace(self, **flat: Any) -> SimulationOptions:
-        """A copy with the named options changed (flat names)."""
-        return SimulationOptions(**{g: getattr(self, g) for g in GROUPS}, **flat)
+        """A copy with the named options changed (flat names; they count as given)."""
+        copy = SimulationOptions(**{g: getattr(self, g) for g in GROUPS}, **flat)
+        object.__setattr__(copy, "_given", self.given | frozenset(flat))
+        return copy
 
     def flat(self) -> dict[str, Any]:
         """Every option by its own name (enums as their values)."""

@@ -44,13 +44,13 @@ class Run:
         check_assembly(system, m, q)
         check_run_size(m, options, force)
         self.checks = RunChecks(system, m)
-        self.kernel = build_kernel(m, system.gap_scales, options)
+        self.kernel = build_kernel(m, options)
         if solver is None:
             self.plan = build_solver(self.kernel, options)
         else:  # a solver of the caller's: the Python loop, no chunks
             self.plan = Plan(solver(self.kernel, options))
         step_solver, self.qp = self.plan.solver, self.plan.qp
-        self.law = control_law(m, self.kernel.second_order)
+        self.law = control_law(m, self.kernel.verlet)
         estimator = StepController(self.law, options, m.n_q, m.n_v)
         controlled = options.time.step_control is StepControl.CONTROLLER
         self.history = History(m)
@@ -67,7 +67,7 @@ class Run:
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
         # what auto resolved to for this system
-        self.info["scheme"] = self.kernel.integrator.value
+        self.info["integrator"] = self.kernel.integrator.value
         self.info["gap_correction"] = self.kernel.correction.value
         self.resumed = False
 

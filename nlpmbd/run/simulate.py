@@ -30,7 +30,9 @@ def simulate(
     force: bool = False,
     solver: SolverFactory | None = None,
 ) -> SimulationResult:
-    """Simulate `system` from its initial state (or from `resume`) to options.time.t_end.
+    """Simulate `system` from its initial state (or from `resume`) to options.time.t_end, with
+    the system's own option defaults (System.option_defaults: its case's) where `options` were
+    not given (SimulationOptions.over).
 
     Raises InputError for an inconsistent initial configuration, or a run larger than the
     sane bounds (run/limits.py) unless `force`; SolverFailure, carrying the partial result
@@ -52,6 +54,7 @@ def simulate(
         raise InputError(f"options must be SimulationOptions, got {type(options).__name__}")
     if not isinstance(system, System):
         raise InputError(f"system must be a System, got {type(system).__name__}")
+    options = options.over(system.option_defaults)  # its case's defaults, below the given ones
     wall0 = time.perf_counter()
     run = Run(system, options, meta, force, solver)
     state = run.start(resume)

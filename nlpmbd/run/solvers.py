@@ -26,9 +26,7 @@ from .options import SimulationOptions
 SolverFactory = Callable[[StepKernel, SimulationOptions], StepSolver]
 
 
-def build_kernel(
-    model: SymbolicModel, gap_scales: list[float], options: SimulationOptions
-) -> StepKernel:
+def build_kernel(model: SymbolicModel, options: SimulationOptions) -> StepKernel:
     integrator = options.scheme.integrator
     if (
         integrator is Integrator.AUTO
@@ -40,7 +38,6 @@ def build_kernel(
         integrator = Integrator.EULER
     return StepKernel(
         model,
-        gap_scales,
         correction=options.scheme.gap_correction,
         renormalize=options.scheme.renormalize,
         verification=options.verification,
@@ -74,7 +71,7 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
         first = FrictionFixedPoint(nlp, options.friction)
     elif predictable(kernel, options):
         first = Predictor(QPStep(kernel, plugin, backup=None, whole=False), nlp)
-    if not kernel.second_order:
+    if not kernel.verlet:
         return first
     # the velocity stage's friction fixed point starts from the position stage's normal
     # forces, which a contact set that changes within the step (a block settling on fewer
@@ -111,7 +108,7 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
     if options.solver_path is SolverPath.NLP:
         solver = nlp_solver(kernel, options)
         auto = options.path.solver is SolverPath.AUTO
-        if auto and predictable(kernel, options) and not kernel.second_order:
+        if auto and predictable(kernel, options) and not kernel.verlet:
             assert isinstance(solver, Predictor)
             qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
             return Plan(solver, qp, Sizing.PREDICTED, solver.nlp)

@@ -69,8 +69,8 @@ COMPLIANT_RESOLUTION = 0.2
 #: Warn when the run's error estimate (meta `error_estimate`: the sum of its steps' local
 #: position error estimates over ControlLaw.CALIBRATION, about its global position error; run/
 #: controller.py) exceeds UNRESOLVED times error_tol: the result is not converged in h. On the
-#: ideal pendulum the estimate was 0.7-1.0 of the true error with the second-order scheme and
-#: 4x to 8x it with the first-order one (README, "Error estimate").
+#: ideal pendulum the estimate was 0.7-1.0 of the true error with integrator verlet and 4x to
+#: 8x it with euler (README, "Error estimate").
 UNRESOLVED = 10.0
 
 
@@ -82,9 +82,11 @@ def unconverged(result: SimulationResult) -> str | None:
     if estimate <= UNRESOLVED * tol:
         return None
     t = options.time
-    scheme = Integrator(result.meta.get("scheme", options.scheme.integrator.value))
+    # what auto resolved to; "scheme" in results written before it was called integrator
+    resolved = result.meta.get("integrator", result.meta.get("scheme"))
+    scheme = Integrator(resolved or options.scheme.integrator.value)
     if scheme is Integrator.EULER and options.scheme.integrator is not Integrator.AUTO:
-        fix = "--scheme verlet (second order, error-controlled)"
+        fix = "--integrator verlet (second order, error-controlled)"
     elif options.fixed_step:
         control = "" if t.step_control is StepControl.CONTROLLER else "--step-control controller "
         fix = (

@@ -66,7 +66,7 @@ class GapLinearization(enum.StrEnum):
 
 
 class Integrator(enum.StrEnum):
-    """The time-stepping scheme (`--scheme`; step/verlet.py).
+    """The time-stepping scheme (`--integrator`; step/verlet.py).
 
     EULER: one velocity step per step, the forces at the step's start and the constraints
       linearised at its end (symplectic Euler with position-level contact, the paper's

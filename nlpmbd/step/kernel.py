@@ -26,7 +26,6 @@ Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projec
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import casadi as ca
@@ -53,7 +52,6 @@ class StepKernel:
     def __init__(
         self,
         model: SymbolicModel,
-        gap_scales: Sequence[float],
         *,
         correction: GapCorrection = GapCorrection.CURVATURE_PROJECTION,
         renormalize: bool = True,
@@ -71,8 +69,7 @@ class StepKernel:
         self.correction = correction
         self.model = model
         nc = model.n_gap
-        scales = np.asarray(list(gap_scales), dtype=float)
-        self.scales = scales if scales.size == nc else np.zeros(nc)
+        self.scales = model.scales  # each gap's clearance (System.gap_scales), checked there
         self.renormalize = renormalize
         self.verification = verification
         self.curvature_guard = curvature_guard
@@ -85,14 +82,14 @@ class StepKernel:
             model.flexible or model.n_compliant or np.any(model.soft) or model.has_restitution
         )
         self.integrator = integrator.resolved(first_order)
-        self.second_order = self.integrator is Integrator.VERLET
+        self.verlet = self.integrator is Integrator.VERLET
         #: the share of a step's smooth-force impulse in its first solve (step/verlet.py)
-        self.kick = 0.5 if self.second_order else 1.0
+        self.kick = 0.5 if self.verlet else 1.0
         #: `use` of a first attempt: 1 where any second-order term exists (gaps or equalities)
-        self.use = 1.0 if (self.uses_curvature or self.second_order) else 0.0
-        if self.second_order and model.flexible:
+        self.use = 1.0 if (self.uses_curvature or self.verlet) else 0.0
+        if self.verlet and model.flexible:
             raise InputError(
-                "scheme must be euler for a system with flexible bodies, got verlet "
+                "integrator must be euler for a system with flexible bodies, got verlet "
                 "(their implicit internal forces are first order)"
             )
         q = ca.SX.sym("q", model.n_q)
@@ -203,13 +200,13 @@ class StepKernel:
 
     def _gaps(self, q: Any, use: Any) -> Any:
         phi = self.model.Phi(q)
-        return ca.if_else(use < 0, ca.fmin(phi, 0), phi) if self.second_order else phi
+        return ca.if_else(use < 0, ca.fmin(phi, 0), phi) if self.verlet else phi
 
     def equality_bound(self, q: Any, t: Any, v: Any, h: Any, use: Any) -> Any:
         """Phi_eq(qm, t), plus under the second-order scheme its h^2/2 second derivative along
         (v, 1) (use 1): the equalities' linearisation error over a step is then O(h^3)."""
         phi = self.model.Phi_eq(q, t)
-        if not self.second_order or self.model.n_eq == 0:
+        if not self.verlet or self.model.n_eq == 0:
             return phi
         return phi + ca.fmax(use, 0) * 0.5 * h**2 * self.model.Phi_eq_curv(q, t, v)
 

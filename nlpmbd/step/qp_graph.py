@@ -94,7 +94,7 @@ def attempt_function(
     out = out[: len(ATTEMPT_OUT)]
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
-    return two_stage(kernel, f) if kernel.second_order and whole else f
+    return two_stage(kernel, f) if kernel.verlet and whole else f
 
 
 def _switch(name: str, inputs: list, taken: list, kept: list) -> ca.Function:
