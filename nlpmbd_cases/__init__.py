@@ -3,11 +3,14 @@
 from nlpmbd.model.case import Case
 
 from . import (
+    bead_column,
+    bouncing_ball,
     box_drop,
     chain,
     crank_rocker,
     cylindrical,
     four_bar,
+    impacting_stick,
     free_body,
     pendulum,
     prismatic,
@@ -36,6 +39,9 @@ REGISTRY: dict[str, Case] = {
         spatial_slider_crank.CASE,
         four_bar.CASE,
         chain.CASE,
+        bouncing_ball.CASE,
+        bead_column.CASE,
+        impacting_stick.CASE,
     )
 }
 

@@ -197,7 +197,7 @@ class _Rows:
         A = [m.Phi_eq_v(q, t), Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:
-            self.hit = impact_set(m.Phi(q), self.rate, h, m.restitution, k.scales)
+            self.hit = impact_set(k, t, q, v, h, args[5])
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
