@@ -31,8 +31,15 @@ PARAMETERS = (
     Parameter("mass", 1.0, "rod mass", float, low=0.0, low_open=True, unit="kg"),
     Parameter("restitution", 1.0, "Newton's coefficient of restitution", float, low=0.0, high=1.0),
     Parameter("mu", 0.01, "Coulomb friction coefficient", float, low=0.0),
-    Parameter("tilt", 45.0, "initial angle of the rod from the vertical", float, low=-89.0,
-              high=89.0, unit="deg"),  # fmt: skip
+    Parameter(
+        "tilt",
+        45.0,
+        "initial angle of the rod from the vertical",
+        float,
+        low=-89.0,
+        high=89.0,
+        unit="deg",
+    ),  # fmt: skip
     Parameter("lift", 0.01, "initial height of the lower end", float, low=0.0, unit="m"),
 )
 
