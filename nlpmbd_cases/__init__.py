@@ -15,6 +15,7 @@ from . import (
     pendulum,
     prismatic,
     revolute,
+    rocking_block,
     slider_crank,
     slider_crank_driven,
     slider_crank_moment,
@@ -42,6 +43,7 @@ REGISTRY: dict[str, Case] = {
         bouncing_ball.CASE,
         bead_column.CASE,
         impacting_stick.CASE,
+        rocking_block.CASE,
     )
 }
 
