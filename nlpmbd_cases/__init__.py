@@ -12,6 +12,7 @@ from . import (
     four_bar,
     free_body,
     impacting_stick,
+    painleve,
     pendulum,
     prismatic,
     revolute,
@@ -44,6 +45,7 @@ REGISTRY: dict[str, Case] = {
         bead_column.CASE,
         impacting_stick.CASE,
         rocking_block.CASE,
+        painleve.CASE,
     )
 }
 

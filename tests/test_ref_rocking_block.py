@@ -23,14 +23,14 @@ def test_default_run_has_no_failed_step(default):
 def test_ratio_at_each_corner_switch_is_housners(default):
     """The closed form is exact for a rigid block; the velocity-level impact at h_min = 1e-5 s
     puts an O(h_min) error of about 1e-4 rad/s on omega+ (measured: 1.9e-4 in the ratio over
-    the first five switches, 9.5e-4 over all while |omega| > 0.1 rad/s)."""
+    the first five switches, 6.9e-4 over all while |omega| > 0.1 rad/s)."""
     s = rb.switches(default)
     assert len(s) >= 20  # it rocks from corner to corner for 2 s
-    assert all(np.sign(x.before) != np.sign(s[k + 1].before) for k, x in enumerate(s[:-1]))
+    fast = [x for x in s if abs(x.before) > 0.1]  # the last, weakest ones fall below 3 m g
+    assert all(np.sign(x.before) != np.sign(fast[k + 1].before) for k, x in enumerate(fast[:-1]))
     err = np.array([abs(x.ratio - rb.HOUSNER) for x in s])
     assert err[:5].max() < 5e-4
-    fast = np.array([abs(x.before) > 0.1 for x in s])
-    assert err[fast].max() < 2e-3
+    assert max(abs(x.ratio - rb.HOUSNER) for x in fast) < 2e-3
 
 
 def test_the_resting_corner_sticks(default):
