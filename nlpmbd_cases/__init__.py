@@ -3,15 +3,20 @@
 from nlpmbd.model.case import Case
 
 from . import (
+    bead_column,
+    bouncing_ball,
     box_drop,
     chain,
     crank_rocker,
     cylindrical,
     four_bar,
     free_body,
+    impacting_stick,
+    painleve,
     pendulum,
     prismatic,
     revolute,
+    rocking_block,
     slider_crank,
     slider_crank_driven,
     slider_crank_moment,
@@ -36,6 +41,11 @@ REGISTRY: dict[str, Case] = {
         spatial_slider_crank.CASE,
         four_bar.CASE,
         chain.CASE,
+        bouncing_ball.CASE,
+        bead_column.CASE,
+        impacting_stick.CASE,
+        rocking_block.CASE,
+        painleve.CASE,
     )
 }
 

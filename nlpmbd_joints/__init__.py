@@ -1,6 +1,6 @@
-"""Joint library: ideal joints, driving constraints, plane contact (clearance joints: one module
-each). The joints of flexible bodies' nodes are in `nlpmbd_joints.node_joints` (not model-file
-types: model files do not declare flexible bodies yet)."""
+"""Joint library: ideal joints, driving constraints, plane and sphere contact (clearance joints:
+one module each). The joints of flexible bodies' nodes are in `nlpmbd_joints.node_joints` (not
+model-file types: model files do not declare flexible bodies yet)."""
 
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
@@ -15,6 +15,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
 from .universal import UniversalJoint
@@ -35,6 +36,7 @@ __all__ = [
     "PrismaticJoint",
     "RevoluteClearance",
     "RevoluteJoint",
+    "SphereContact",
     "SphericalClearance",
     "SphericalJoint",
     "UniversalClearance",

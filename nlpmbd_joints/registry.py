@@ -24,6 +24,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
 from .universal import UniversalJoint
@@ -51,4 +52,5 @@ JOINTS: dict[str, type[Joint]] = {
     "planar_prismatic_clearance": PlanarPrismaticClearance,
     "prismatic_clearance": PrismaticClearance,
     "plane_contact": PlaneContact,
+    "sphere_contact": SphereContact,
 }

@@ -127,6 +127,9 @@ JOINT_KEYS = {
     "clearance = 1e-4\nsection_x = [1, 0, 0]",
     "plane_contact": 'body = "a"\npoints = [[0, -0.1, 0], [0.1, -0.1, 0]]\n'
     "plane_point = [0, -0.2, 0]\nnormal = [0, 1, 0]\ncontact = { mu = 0.3, restitution = 0.5 }",
+    "sphere_contact": 'parent = "GROUND"\nchild = "a"\nparent_center = [0, -0.2, 0]\n'
+    "child_center = [0, 0, 0]\nparent_radius = 0.1\nchild_radius = 0.1\n"
+    "contact = { restitution = 0.5 }",
 }
 
 

@@ -21,6 +21,8 @@ oscillates where the map's slope is below -1 (large mu) or where the split over 
 contacts flips between solves, and crawls where it is close to 1; the least-squares mix of the
 last few residuals is a secant method for the first and averages the flip for the second. The
 update is kept >= 0; when the residual grows the memory is dropped and the step is damped.
+A step whose fixed point fails is started once more from above, from normal forces whose
+friction stops any slip within the step (step/qp_rounds.py says why: Painleve's rod).
 """
 
 from __future__ import annotations
@@ -127,11 +129,25 @@ class FrictionFixedPoint(StepSolver):
 
     def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
         model = self.kernel.model
-        nc, idx = model.n_gap, self.frictional
+        nc = model.n_gap
         normal = self._last_normal.copy() if self._last_normal.size == nc else np.zeros(nc)
         if warm is not None and warm.lam.size == nc:
             normal = warm.lam.copy()
-        normal = np.maximum(normal, 0.0)
+        sol = self._fixed_point(inputs, warm, np.maximum(normal, 0.0))
+        if sol.failed and sol.lam.size == nc and np.all(np.isfinite(sol.lam)):
+            # Painleve's configurations: no sliding fixed point (slope >= 1); start above
+            stop = float(np.sum(model.masses)) * np.max(np.abs(inputs.v)) / inputs.h_hi
+            big = np.where(model.mu_static > 0, stop / np.maximum(model.mu_static, 1e-12), 0.0)
+            again = self._fixed_point(inputs, warm, np.maximum(big, normal))
+            if not again.failed:
+                return again
+        return sol
+
+    def _fixed_point(
+        self, inputs: StepInputs, warm: StepSolution | None, normal: np.ndarray
+    ) -> StepSolution:
+        model = self.kernel.model
+        idx = self.frictional
         accel = _Anderson(model.mu_static[idx], self.settings.memory)
         iters, spent, start = 0, 0.0, warm
         residual, bound = np.inf, 0.0

@@ -264,7 +264,8 @@ def build_graph(
     h = ca.SX.sym("h")
     lam, hit, released = (ca.SX.sym(k, m.n_gap) for k in ("lam", "hit", "released"))
     rest = m.has_restitution  # else no rows to switch: empty outputs
-    impacts = impact_set(m.Phi(T.qm), T.rate_m, h, m.restitution, kernel.scales) if rest else 0
+    applied = T.applied if m.n_compliant else None
+    impacts = impact_set(kernel, T.t, T.qm, T.vm, h, applied) if rest else 0
     return NLPGraph(
         x=T.x,
         p=T.P,
@@ -282,7 +283,7 @@ def build_graph(
         lagrangian_gradient=ca.Function(
             "grad_L", [T.P, T.x, lam_g], [ca.gradient(f + ca.dot(lam_g, g), T.x)]
         ),
-        impacts=ca.Function("impact_set", [T.qm, T.vm, h], [impacts]),
+        impacts=ca.Function("impact_set", [T.P, h], [impacts]),
         induced=ca.Function(
             "induced",
             [lam, hit, released],

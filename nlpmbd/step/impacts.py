@@ -8,7 +8,11 @@ and the kinetic energy then changes by -sum_j Lambda_j (1 - e_j) u_j / 2 over th
 Lambda_j, with u_j = Phi_v,j vm the approach speed before the step: nothing for e = 1, whatever
 the number of contacts that act at once (the Moreau-Jean argument). The set holds every contact
 that is closed at the step's start (Phi_j >= -closed_tol_j) or closes within the step at its own
-approach speed (Phi_j + h u_j >= 0).
+approach speed (Phi_j + h u_j >= 0) or at its free-motion one (Phi_j + h uf_j >= 0, uf_j =
+Phi_v,j v_free with v_free = vm + h M^-1 f the velocity of the smooth forces alone). Without the
+latter a contact that gravity closes within the step (a ball's low bounces near its Zeno point)
+was taken for an induced impact below: released, projected back up without losing its speed,
+it gained m g (Phi + h uf) per bounce and the ball chattered at O(g h^2) for ever.
 
 An open contact outside the set can still be driven into its wall by another contact's impulse
 in the same step (an induced impact): its gap row would then stop it dead, an inelastic impact
@@ -38,13 +42,33 @@ PUSH_REL = 1e-6
 # and the QP path's compiled graph (MX) use the same rule; 1 is true, 0 false.
 
 
-def impact_set(phi: Any, rate: Any, h: Any, restitution: np.ndarray, scales: np.ndarray) -> Any:
-    """1 for the contacts that obey Newton's law in a step of size h, from the gaps phi (m,
-    > 0 penetration) and approach speeds rate = Phi_v vm (m/s) at its start."""
+def impact_set(kernel: Any, t: Any, q: Any, v: Any, h: Any, applied: Any = None) -> Any:
+    """1 for the contacts that obey Newton's law in a step of size h from (t, q, v): from the
+    gaps phi (m, > 0 penetration), approach speeds rate = Phi_v v (m/s) at its start and
+    rate_free = Phi_v v_free at its end under the smooth forces alone (`applied`: compliant
+    contacts' forces, if any)."""
+    m, scales = kernel.model, kernel.scales
+    phi, Phi_v = m.Phi(q), m.Phi_v(q)
+    rate = Phi_v @ v
+    rate_free = Phi_v @ free_velocity(m, kernel.kick * h, t, q, v, applied)
     closed_tol = np.where(scales > 0, CLOSED_REL * scales, CLOSED_ABS)
     closed = phi >= -ca.DM(closed_tol)
     closing = ca.logic_and(rate > 0, phi + h * rate >= 0)
-    return ca.logic_and(ca.DM(restitution) > 0, ca.logic_or(closed, closing))
+    pulled = ca.logic_and(rate_free > 0, phi + h * rate_free >= 0)
+    touching = ca.logic_or(closed, ca.logic_or(closing, pulled))
+    return ca.logic_and(ca.DM(m.restitution) > 0, touching)
+
+
+def free_velocity(m: Any, dt: Any, t: Any, q: Any, v: Any, applied: Any = None) -> Any:
+    """v + dt M^-1 f: the velocity after dt (h times the scheme's kick) under the smooth forces
+    f alone, explicit in a flexible body's internal forces (as the QP's v_free,
+    step/qp_objective.py); `applied`: the compliant contacts' forces, if any."""
+    force = m.Q(t, q, v) - m.S(q, v)
+    if applied is not None:
+        force = force + applied
+    if m.flexible:
+        force = force - m.internal(q, v, 0)
+    return v + dt * (ca.DM(m.M_inv) @ force)
 
 
 def induced(lam: Any, hit: Any, released: Any, restitution: np.ndarray) -> Any:

@@ -159,7 +159,7 @@ class NLPStep(StepSolver):
     def impact_set(self, inputs: StepInputs) -> np.ndarray:
         """The contacts that obey Newton's impact law in this step (step/impacts.py), for a
         system with restitution."""
-        return np.ravel(self._impacts(inputs.q, inputs.v, inputs.h_hi)[0]) > 0.5
+        return np.ravel(self._impacts(self.parameters(inputs), inputs.h_hi)[0]) > 0.5
 
     def row_bounds(self, inputs: StepInputs, released: np.ndarray | None = None) -> np.ndarray:
         """Upper bounds of the rows for this step: the restitution rows (Phi_v v <= -e Phi_v vm)

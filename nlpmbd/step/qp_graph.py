@@ -17,8 +17,9 @@ normal forces are a fixed point: the step is solved again with the normal forces
 polygons) it produced, at most `rounds` times, until a round is settled: its EoM residual plus
 the generalised force by which its friction misses Coulomb's law at its own normal forces is
 within the kernel's EoM tolerance, the NLP path's acceptance (step/friction.py). Each round runs
-only when the one before did not settle (Function.if_else); a step that has not settled, or
-whose friction forces leave the friction law, fails its checks.
+only when the one before did not settle (Function.if_else); one that has not settled starts
+once more from above (step/qp_rounds.py); a step that has not settled then, or whose friction
+forces leave the friction law, fails its checks.
 
 qrqp cycles or stops at dual-infeasible points on the friction QPs of several mechanisms
 (crank_rocker, slider_crank_moment: ideal joints fix slip directions, so the active rows become
@@ -41,6 +42,7 @@ from .qp_cone import Cone
 from .qp_forces import Forces
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective, SoftSlacks
+from .qp_rounds import fixed_point, switch, symbols
 from .quiet import silent_stdout
 from .verlet import two_stage
 
@@ -88,24 +90,13 @@ def attempt_function(
     args, normal = _step_symbols(m), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
     if m.has_friction:
-        out = _fixed_point(at, args, normal, rounds)
+        out = fixed_point(at, args, normal, rounds, len(ATTEMPT_OUT), m)
     else:
         out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(at.sparsity_in(7).shape)])
     out = out[: len(ATTEMPT_OUT)]
     names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
     f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
     return two_stage(kernel, f) if kernel.verlet and whole else f
-
-
-def _switch(name: str, inputs: list, taken: list, kept: list) -> ca.Function:
-    """Function.if_else of two Functions of the same inputs (only the branch taken runs)."""
-    return ca.Function.if_else(
-        name, ca.Function(name + "_taken", inputs, taken), ca.Function(name + "_kept", inputs, kept)
-    )
-
-
-def _symbols(values: list) -> list:
-    return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
 
 
 def _friction_symbols(m: Any) -> list:
@@ -122,8 +113,8 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     args = _step_symbols(m) + _friction_symbols(m)
     out = one.call([*args, ca.MX.zeros(m.n_gap)])
     if m.has_restitution:
-        syms = _symbols(out)
-        again = _switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
+        syms = symbols(out)
+        again = switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
         out = again.call([ca.mmax(ca.vertcat(0, out[-1])), *args, *out])
         out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
     return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT) + 1])
@@ -145,8 +136,8 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
     for k in range(N_CUTS):
         dirs, need = cuts.next(out[1], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
-        syms, d = _symbols(out), ca.MX.sym("d", dirs.shape)
-        again = _switch(f"cut_{k}", [*args, d, *syms], one.call([*args, d]), syms)
+        syms, d = symbols(out), ca.MX.sym("d", dirs.shape)
+        again = switch(f"cut_{k}", [*args, d, *syms], one.call([*args, d]), syms)
         out = again.call([need, *args, dirs, *out])
     return ca.Function("qp_cut", args, out)
 
@@ -161,20 +152,6 @@ def _step_symbols(m: Any) -> list:
         ca.MX.sym("use_curvature"),
         ca.MX.sym("applied", m.n_v),
     ]
-
-
-def _fixed_point(at: ca.Function, args: list, normal: Any, rounds: int) -> list:
-    """Rounds of `at`, each with the normal forces and the friction polygons' cuts of the
-    round before, until one is `settled` (Coulomb's law holds at its own normal forces, to the
-    EoM tolerance); ok requires that."""
-    out = at.call([*args, normal, ca.DM.zeros(at.sparsity_in(len(args) + 1).shape)])
-    for k in range(rounds - 1):
-        syms = _symbols(out)
-        again = at.call([*args, syms[2], syms[len(ATTEMPT_OUT)]])
-        step = _switch(f"friction_round_{k}", [*args, *syms], again, syms)
-        out = step.call([1 - out[9], *args, *out])
-    out[7] = out[7] * out[9]
-    return out
 
 
 class _Rows:
@@ -197,7 +174,7 @@ class _Rows:
         A = [m.Phi_eq_v(q, t), Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:
-            self.hit = impact_set(m.Phi(q), self.rate, h, m.restitution, k.scales)
+            self.hit = impact_set(k, t, q, v, h, args[5])
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))

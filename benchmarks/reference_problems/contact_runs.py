@@ -1,0 +1,74 @@
+"""What the contact reference problems share: where the peers' data are, a case run as `nlpmbd
+run CASE` runs it (no flags) or with options, its CPU time, and the report page."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nlpmbd import SimulationOptions, simulate
+from nlpmbd.apps.registry import get_case
+from nlpmbd.io.result import SimulationResult
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "reference_problems"
+
+
+def peer_dir(folder: str) -> Path | None:
+    """The peer reference folder (read in place, never copied): $NLPMBD_PEER_REFERENCES/folder,
+    else <repo>/../shared/peer_references/folder; None when absent."""
+    default = ROOT.parent / "shared" / "peer_references"
+    base = os.environ.get("NLPMBD_PEER_REFERENCES") or str(default)
+    path = Path(base) / folder
+    return path if path.is_dir() else None
+
+
+def peer_csv(folder: str, name: str) -> np.ndarray | None:
+    """A peer's CSV (one header line) as an array, None when the folder is absent."""
+    path = peer_dir(folder)
+    if path is None:
+        return None
+    return np.loadtxt(path / name, delimiter=",", skiprows=1)
+
+
+@dataclass
+class Run:
+    result: SimulationResult
+    cpu: float  # process CPU seconds of simulate()
+
+
+def run_case(
+    name: str, params: dict[str, Any] | None = None, force: bool = False, **options: Any
+) -> Run:
+    """The case as `nlpmbd run NAME` runs it (its h range, t_end and option defaults), the
+    given options on top (`force`: past the result-size check, for a tiny h_min)."""
+    case = get_case(name)
+    system, resolved = case.build(params or {})
+    kw: dict[str, Any] = {"h_min": case.h_min, "h_max": case.h_max, "t_end": case.t_end}
+    kw.update(case.option_defaults(resolved))
+    kw.update(options)
+    tic = time.process_time()
+    result = simulate(system, SimulationOptions(**kw), force=force)
+    return Run(result, time.process_time() - tic)
+
+
+def failed_steps(result: SimulationResult) -> int:
+    """Steps whose status is a failure (status >= 3, io/schema.py)."""
+    return int(np.count_nonzero(result.status >= 3))
+
+
+def write_page(name: str, title: str, sections: list[tuple[str, str]]) -> Path:
+    """docs/reference_problems/NAME.md: a title, the sections and the figure NAME.png."""
+    DOCS.mkdir(parents=True, exist_ok=True)
+    text = [f"# {title}", ""]
+    for head, body in sections:
+        text += [f"## {head}", "", body.strip(), ""]
+    text += ["## Figure", "", f"![{name}]({name}.png)", ""]
+    path = DOCS / f"{name}.md"
+    path.write_text("\n".join(text))
+    return path
