@@ -117,12 +117,15 @@ def model_from_bytes(
     def builder(params: Mapping[str, Any]) -> System:
         return build_system(document, where, classes)
 
-    system = builder({})
     time = {k: flat.get(k, v) for k, v in DEFAULT_TIME.items()}
+    # the file's other options are its case's option defaults, as a built-in case's: every entry
+    # point (run, study, bench, the API's simulate) takes them below the caller's own
+    chosen = {k: v for k, v in flat.items() if k not in DEFAULT_TIME}
     try:
-        case = Case(name, description, (), builder, **time)
+        case = Case(name, description, (), builder, options=lambda params: dict(chosen), **time)
     except InputError as err:
         raise where.key("options").error(str(err).removeprefix(f"case {name}: ")) from None
+    system, _ = case.build()
     digest = hashlib.sha256(data).hexdigest()
     return ModelFile(path, name, description, system, flat, case, digest)
 
