@@ -4,6 +4,7 @@ from nlpmbd.model.case import Case
 
 from . import (
     box_drop,
+    bricard,
     chain,
     crank_rocker,
     cylindrical,
@@ -36,6 +37,7 @@ REGISTRY: dict[str, Case] = {
         spatial_slider_crank.CASE,
         four_bar.CASE,
         chain.CASE,
+        bricard.CASE,
     )
 }
 
