@@ -3,6 +3,7 @@
 from nlpmbd.model.case import Case
 
 from . import (
+    andrews,
     box_drop,
     bricard,
     chain,
@@ -38,6 +39,7 @@ REGISTRY: dict[str, Case] = {
         four_bar.CASE,
         chain.CASE,
         bricard.CASE,
+        andrews.CASE,
     )
 }
 

@@ -61,14 +61,14 @@ def write_page(name: str, title: str, body: str) -> Path:
     return path
 
 
-def figure(rows: int = 2) -> tuple[Any, Any]:
-    """A headless figure of `rows` stacked panels sharing the time axis."""
+def figure(rows: int = 2, sharex: bool = True) -> tuple[Any, Any]:
+    """A headless figure of `rows` stacked panels (sharing the time axis by default)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(rows, 1, figsize=(7, 2.6 * rows), sharex=True)
+    fig, axes = plt.subplots(rows, 1, figsize=(7, 2.6 * rows), sharex=sharex)
     return fig, axes
 
 
