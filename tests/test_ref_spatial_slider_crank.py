@@ -19,12 +19,14 @@ def test_default_run_against_masarati_and_its_own_model():
     assert np.all(result.status == 0)
     c = compare(result, load_csv(folder, "masarati_20ms.csv"), summary(folder))
     # Same data, independent minimal-coordinate model: at h = 1e-4 the default scheme is
-    # within 2e-7 m; 1e-5 m leaves room for round-off, not for a modelling error.
+    # within 2.2e-7 m; 1e-5 m leaves room for round-off, not for a modelling error.
     assert c["minimal_max"] < 1e-5
-    # Before the crank's first fast passage both published solutions and ours agree: 8e-5 m
-    # here, below the 1.9e-4 m that Masarati and Gonzalez themselves differ by at 0.3 s.
-    assert c["masarati_early"] < 1.5e-4
-    # Over 1 s the published solutions integrate a mass distribution 0.5 % apart from the
-    # benchmark data as modelled here (the page docs/reference_problems/spatial_slider_crank.md
-    # gives the evidence): 4.8e-3 m, guarded, not accepted; the 1e-3 m is not met.
-    assert c["masarati_max"] < 6e-3
+    # The acceptance: within 1e-3 m of Masarati over 1 s (9.1e-4 m measured; Masarati
+    # and Gonzalez, two published solutions, differ by 7.4e-4 m at 1 s, so no tighter band is
+    # justified against Masarati) ...
+    assert c["masarati_max"] < 1e-3
+    # ... and 3.3e-5 m from Gonzalez at 1 s, 1.7e-7 m at 0.5 s: Gonzalez's solution is the
+    # tighter reference; 1e-4 m is a tenth of the published spread.
+    assert c["gonzalez"][0.5] < 1e-5 and c["gonzalez"][1.0] < 1e-4
+    # before the crank's first fast passage (0.26-0.3 s) the two agree to 2.2e-6 m
+    assert c["masarati_early"] < 1e-5
