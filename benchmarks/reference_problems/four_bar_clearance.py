@@ -76,7 +76,10 @@ def compare(result: Any, ref: np.ndarray) -> dict[str, Any]:
 def main() -> None:
     folder = peer_folder(FOLDER)
     if folder is None:
-        raise SystemExit(f"{NAME}: skipped, no {FOLDER} reference folder")
+        print(
+            f"{NAME}: skipped, no {FOLDER} reference folder"
+        )  # nothing to compare with: not an error
+        return
     failure = ""
     try:
         result, cpu = run()

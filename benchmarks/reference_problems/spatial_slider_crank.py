@@ -55,7 +55,10 @@ def summary(folder: Any) -> list[list[str]]:
 def main() -> None:
     folder = peer_folder(FOLDER)
     if folder is None:
-        raise SystemExit(f"{NAME}: skipped, no {FOLDER} reference folder")
+        print(
+            f"{NAME}: skipped, no {FOLDER} reference folder"
+        )  # nothing to compare with: not an error
+        return
     result, cpu = run()
     c = compare(result, load_csv(folder, "masarati_20ms.csv"), summary(folder))
     failed = int(np.count_nonzero(result.status))
