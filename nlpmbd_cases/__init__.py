@@ -5,7 +5,9 @@ from nlpmbd.model.case import Case
 from . import (
     bead_column,
     bouncing_ball,
+    andrews,
     box_drop,
+    bricard,
     chain,
     crank_rocker,
     cylindrical,
@@ -46,6 +48,8 @@ REGISTRY: dict[str, Case] = {
         impacting_stick.CASE,
         rocking_block.CASE,
         painleve.CASE,
+        bricard.CASE,
+        andrews.CASE,
     )
 }
 

@@ -1,18 +1,20 @@
 """Spatial slider-crank: the IFToMM multibody benchmark "Spatial rigid slider-crank mechanism".
 
 Source: the IFToMM benchmark's definition as modelled in Exudyn's sliderCrank3Dbenchmark (the
-published solutions of Masarati, Masoudi and others use the same data). Gravity 9.81 m/s^2
-along -Z. Crank AB: 0.08 m, 0.12 kg, centre of mass at its middle, inertia diag(1e-4, 1e-4,
-1e-5) kg m^2 about it (its own axis last), revolute joint about global X at A = (0, 0.1, 0.12) m,
-starting along +Z and turning at 6 rad/s about +X. Rod BC: 0.3 m, 0.5 kg, centre of mass at its
-middle, inertia diag(4e-4, 4e-3, 4e-3) about its axis and two normals (body x along B -> C, z
-the part of B normal to it); spherical joint to the crank at B = (0, 0.1, 0.2); universal joint
-to the slider at C, the slider's pin along global Y and the rod's along global X at the start.
-Slider: 2 kg, inertia 1e-4 kg m^2 about each axis, prismatic joint along global X through the
-origin, starting at C = (0.2, 0, 0), unforced. Initial velocities follow from the crank's 6
-rad/s and the joints (`rod_angular_velocity`): slider 0.24 m/s, rod centre (0.12, -0.24, 0) m/s,
-rod (2.4, -1.2, 0) rad/s (Exudyn's model starts the rod at (1.92, -0.96, 0.48), whose spin about
-the rod's axis breaks its own cross condition at a rate of 0.48 rad/s).
+published solutions of Masarati and Gonzalez use the same data). Gravity 9.81 m/s^2 along -Z.
+Crank AB: 0.08 m, 0.12 kg, centre of mass at its middle, inertia diag(1e-4, 1e-4, 1e-5) kg m^2
+about it (its own axis last), revolute joint about global X at A = (0, 0.1, 0.12) m, starting
+along +Z and turning at 6 rad/s about +X. Rod BC: 0.3 m, 0.5 kg, centre of mass at its middle,
+inertia diag(4e-4, 4e-3, 4e-3) about its axis and two normals (body x along B -> C, z the part
+of B normal to it); spherical joint to the crank at B = (0, 0.1, 0.2); universal joint to the
+slider at C, the slider's pin along its guide (global X), the rod's pin normal to the rod and to
+that pin ((0, -2, 1) / sqrt 5 at the start). Slider: 2 kg, inertia 1e-4 kg m^2 about each axis,
+prismatic joint along global X through the origin, starting at C = (0.2, 0, 0), unforced.
+Initial velocities follow from the crank's 6 rad/s and the joints (`rod_angular_velocity`):
+slider 0.24 m/s, rod centre (0.12, -0.24, 0) m/s, rod (1.92, -0.96, 0.48) rad/s: the benchmark's
+published velocity field (Exudyn's omega1Init), which this cross satisfies exactly. (Until
+issue 31 the cross had the slider's pin along Y and the rod's along X, and the rod started at
+(2.4, -1.2, 0) rad/s: a different mechanism, 4.8e-3 m from the published solutions in 1 s.)
 One degree of freedom; the crank is free after the start; references/ref_spatial_slider_crank.py
 is the ideal mechanism's minimal-coordinate reference.
 
@@ -21,9 +23,9 @@ loose joints among A, B, C, D, e.g. "A,D"), radial clearance `clearance` c at ea
 A, RevoluteClearance (pin of radius 5 mm and length 20 mm fixed to the ground, hole in the
 crank, axial play c); B, SphericalClearance (ball of radius 5 mm on the rod, socket in the
 crank); C, UniversalClearance (the cross's centre, a 5 mm ball on the rod, has play c in a seat
-in the slider; its pins stay perpendicular); D, PrismaticClearance (a 20 mm square slider,
-40 mm long, in a guide along X with play c on each side, gravity holding it on the floor).
-Hard contacts, frictionless and inelastic.
+in the slider; its pins, as the ideal joint's, stay perpendicular); D, PrismaticClearance (a
+20 mm square slider, 40 mm long, in a guide along X with play c on each side, gravity holding
+it on the floor). Hard contacts, frictionless and inelastic.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .four_bar import loose_joints
 A, B, C = np.array([0.0, 0.1, 0.12]), np.array([0.0, 0.1, 0.2]), np.array([0.2, 0.0, 0.0])
 OMEGA_CRANK = np.array([6.0, 0.0, 0.0])
 V_SLIDER = np.array([0.24, 0.0, 0.0])
+SLIDER_PIN = np.array([1.0, 0.0, 0.0])  # the cross's pin in the slider: along the guide
 RADIUS, PIN_LENGTH = 5e-3, 0.02  # m: the pin at A, the balls at B and C
 SLIDER_SECTION, SLIDER_LENGTH = 0.02, 0.04  # m: the square slider in its guide at D
 ALIASES = {"crank": "A", "rod": "B"}
@@ -68,14 +71,22 @@ PARAMETERS = (
 )  # fmt: skip
 
 
+def rod_pin() -> np.ndarray:
+    """The cross's pin in the rod at the start: normal to the rod and to the slider's pin."""
+    n = np.cross(C - B, SLIDER_PIN)
+    return n / np.linalg.norm(n)
+
+
 def rod_angular_velocity() -> np.ndarray:
     """The rod's angular velocity at the start (global): its part across the rod from the
     velocities of B (crank) and C (slider), its spin about the rod's axis e from the cross
-    condition d/dt (w . Y) = w_rod . Z = 0 (w the rod-fixed vector that starts along X)."""
+    condition d/dt (w . u) = w_rod . (w x u) = 0 (w the rod's pin, u the slider's, which does
+    not turn)."""
     e = (C - B) / np.linalg.norm(C - B)
     v_b = np.cross(OMEGA_CRANK, B - A)
     across = np.cross(e, V_SLIDER - v_b) / np.linalg.norm(C - B)
-    return across - across[2] / e[2] * e
+    n = np.cross(rod_pin(), SLIDER_PIN)
+    return across - np.dot(across, n) / np.dot(e, n) * e
 
 
 def rod_axes() -> np.ndarray:
@@ -112,10 +123,10 @@ def build(params: Mapping[str, Any]) -> System:
         system.add_joint(SphericalJoint("B", crank, rod, point=B))
     if "C" in loose:
         system.add_joint(
-            UniversalClearance("C", slider, rod, C, RADIUS + c, RADIUS, (0, 1, 0), (1, 0, 0))
+            UniversalClearance("C", slider, rod, C, RADIUS + c, RADIUS, SLIDER_PIN, rod_pin())
         )
     else:
-        system.add_joint(UniversalJoint("C", slider, rod, C, (0, 1, 0), (1, 0, 0)))
+        system.add_joint(UniversalJoint("C", slider, rod, C, SLIDER_PIN, rod_pin()))
     system.add_joint(_slider_joint(slider, c) if "D" in loose else _ideal_d(slider))
     return system
 

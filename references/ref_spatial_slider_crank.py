@@ -8,16 +8,18 @@ of Exudyn's sliderCrank3Dbenchmark model): gravity 9.81 m/s^2 along -Z. Crank AB
 last), on a revolute joint about global X at A = (0, 0.1, 0.12) m, starting along +Z. Rod BC,
 0.3 m, 0.5 kg, centre of mass at its middle, inertia diag(4e-4, 4e-3, 4e-3) about its axis and
 two normals, the second normal in the plane of the rod and A at the start; a spherical joint to
-the crank at B, a universal joint to the slider at C whose cross keeps the rod-fixed vector
-that is global X at the start perpendicular to the slider's Y. Slider 2 kg on a prismatic
-joint along global X through the origin, starting at x = 0.2 m (where |BC| = 0.3 m).
+the crank at B, a universal joint to the slider at C whose cross keeps the rod's pin (normal to
+the rod and to X at the start) perpendicular to the slider's pin along X, the slide's
+direction. Slider 2 kg on a prismatic joint along global X through the origin, starting at
+x = 0.2 m (where |BC| = 0.3 m).
 
 Minimal coordinate theta, the crank's rotation about +X from +Z:
 B = A + 0.08 (0, -sin theta, cos theta), C = (x, 0, 0), x = sqrt(0.3^2 - B_y^2 - B_z^2).
 The rod's axis is e = (C - B) / 0.3; its rotation about e is fixed by the universal joint: with
-p = e x Y / |e x Y| and q = e x p, the rod's second axis is y = cos(phi) p + sin(phi) q and the
-cross condition is b sin(phi) + c cos(phi) = -a e_y / q_y, (a, b, c) the rod-fixed vector in rod
-axes; solved in closed form on the branch of the start. Kinetic energy T = m_eff(theta)
+u = X the slider's pin, p = e x u / |e x u| and q = e x p, the rod's second axis is
+y = cos(phi) p + sin(phi) q and the cross condition w . u = 0 is
+b sin(phi) + c cos(phi) = -a (e . u) / (q . u), (a, b, c) the rod's pin in rod axes; solved in
+closed form on the branch of the start. Kinetic energy T = m_eff(theta)
 theta'^2 / 2 (each body's centre-of-mass velocity and angular velocity are theta' times their
 theta-derivatives), potential V(theta); Lagrange: m_eff theta'' = -m_eff' theta'^2 / 2 - V'.
 """
@@ -35,6 +37,7 @@ M1, M2, M3 = 0.12, 0.5, 2.0
 I1 = np.diag([1e-4, 1e-4, 1e-5])
 I2 = np.diag([4e-4, 4e-3, 4e-3])
 OMEGA0 = 6.0  # rad/s about +X
+U = np.array([1.0, 0.0, 0.0])  # the slider's pin
 
 
 def initial_rod_frame() -> np.ndarray:
@@ -47,19 +50,27 @@ def initial_rod_frame() -> np.ndarray:
     return np.column_stack([x, np.cross(z, x), z])
 
 
+def rod_pin() -> np.ndarray:
+    """The rod's pin at the start (global): normal to the rod and to the slider's pin."""
+    B, C = A + np.array([0.0, 0.0, L1]), np.array([0.2, 0.0, 0.0])
+    n = np.cross(C - B, U)
+    return n / np.linalg.norm(n)
+
+
 def _terms() -> ca.Function:
     th = ca.SX.sym("theta")
     B = ca.DM(A) + L1 * ca.vertcat(0, -ca.sin(th), ca.cos(th))
     x = ca.sqrt(L2**2 - B[1] ** 2 - B[2] ** 2)
     C = ca.vertcat(x, 0, 0)
     e = (C - B) / L2
-    Y = ca.DM([0, 1, 0])
-    p = ca.cross(e, Y)
+    u = ca.DM(U)
+    p = ca.cross(e, u)
     p = p / ca.norm_2(p)
     q = ca.cross(e, p)
-    a, b, c = (initial_rod_frame().T @ np.array([1.0, 0.0, 0.0])).tolist()
+    a, b, c = (initial_rod_frame().T @ rod_pin()).tolist()
     rho, psi = np.hypot(b, c), np.arctan2(c, b)
-    phi = ca.asin((-a * e[1] / q[1]) / rho) - psi  # branch of the start (checked below)
+    s = -a * ca.dot(e, u) / ca.dot(q, u) / rho
+    phi = ca.asin(s) - psi  # branch of the start (checked below)
     yr = ca.cos(phi) * p + ca.sin(phi) * q
     R = ca.horzcat(e, yr, ca.cross(e, yr))
     dR = ca.jacobian(ca.vec(R), th).reshape((3, 3))
