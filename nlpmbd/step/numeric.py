@@ -44,6 +44,11 @@ class Numeric:
             raise RuntimeError(f"evaluation of {self.f.name()} failed")
         return [self._result(k) for k in range(len(self._out))]
 
+    def named(self, **inputs: Any) -> dict[str, Any]:
+        """f with its inputs given by name; its outputs by name (f's own names)."""
+        values = self(*(inputs[name] for name in self.f.name_in()))
+        return dict(zip(self.f.name_out(), values, strict=True))
+
     def _result(self, k: int) -> Any:
         rows, cols = self._shapes[k]
         dense = np.zeros(rows * cols)

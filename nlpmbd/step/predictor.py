@@ -18,10 +18,10 @@ import casadi as ca
 import numpy as np
 
 from ..model.rotation import g_matrix
+from .layout import named_function
 from .nlp import NLPStep, Start
 from .numeric import Numeric
 from .qp import QPStep
-from .qp_graph import ATTEMPT_OUT
 from .quiet import quiet_for
 from .solver import SOLVED, StepInputs, StepSolution, StepSolver
 
@@ -31,7 +31,7 @@ class _Guess:
     x: np.ndarray
     lam_x: np.ndarray
     lam_g: np.ndarray
-    post: list
+    post: dict  # the NLP's post outputs at x (NLPGraph.post)
     solved: bool
 
 
@@ -47,15 +47,23 @@ def nlp_point(nlp: NLPStep, qm: Any, h: Any, v: Any, lam: Any, lam_eq: Any) -> t
         # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
         pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
         blocks += [v[6 * k : 6 * k + 3], pd]
-    x = ca.vertcat(h / nlp.h_max, *blocks)
+    x = g.layout_x.symbolic_stack({"s": h / nlp.h_max, "qd": ca.vertcat(*blocks)})
     # implicit form: y = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
     c, rs = g.objective_scale, g.row_scale
-    lam_g = ca.vertcat(
-        ca.MX.zeros(g.layout_g.sizes["norm"]),
-        2 * c * lam_eq / (rs * h**2),
-        2 * c * lam / (rs * h**2),
+    lam_g = g.layout_g.symbolic_stack(
+        {
+            "norm": ca.MX.zeros(g.layout_g.sizes["norm"]),
+            "eq": 2 * c * lam_eq / (rs * h**2),
+            "gap": 2 * c * lam / (rs * h**2),
+        }
     )
     return x, lam_g
+
+
+def _dLds(nlp: NLPStep, P: Any, x: Any, lam_g: Any) -> Any:
+    """dL/ds, the Lagrangian's derivative in the scaled step s = h / h_max."""
+    g = nlp.graph
+    return g.lagrangian_gradient.call({"P": P, "x": x, "lam_g": lam_g})["grad"][g.layout_x["s"]]
 
 
 def takes_h_max(nlp: NLPStep, t: Any, q: Any, v: Any, use: Any, h: Any, o: dict) -> Any:
@@ -66,7 +74,7 @@ def takes_h_max(nlp: NLPStep, t: Any, q: Any, v: Any, use: Any, h: Any, o: dict)
     g = nlp.graph
     P = g.layout_p.symbolic_stack({"t": t, "q": q, "v": v, "use_curvature": use})
     x, lam_g = nlp_point(nlp, q, h, o["v_new"], o["lam"], o["lam_eq"])
-    return g.lagrangian_gradient(P, x, lam_g)[0] <= 0
+    return _dLds(nlp, P, x, lam_g) <= 0
 
 
 class Predictor(StepSolver):
@@ -90,26 +98,29 @@ class Predictor(StepSolver):
         p = g.layout_p.split(P)
         normal = ca.MX.zeros(self.kernel.model.n_gap)  # the predictor runs without friction
         applied = ca.MX.zeros(6 * N)  # nor with compliant contacts (run/solvers.py)
-        out = self.qp.attempt.call([p["t"], p["q"], p["v"], h, p["use_curvature"], applied, normal])
-        v, lam, lam_eq, ok = out[1], out[2], out[3], out[ATTEMPT_OUT.index("ok")]
-        x, lam_g = nlp_point(self.nlp, p["q"], h, v, lam, lam_eq)
-        rows = g.rows(P, x)
+        inputs = {"t": p["t"], "q": p["q"], "v": p["v"], "h": h}
+        inputs.update(use_curvature=p["use_curvature"], applied=applied, normal=normal)
+        o = self.qp.attempt.call(inputs)
+        x, lam_g = nlp_point(self.nlp, p["q"], h, o["v_new"], o["lam"], o["lam_eq"])
+        rows = g.rows.call({"P": P, "x": x})["g"]
         viol = ca.mmax(ca.vertcat(0, rows - g.ubg, g.lbg - rows)) / g.row_scale
-        dLds = g.lagrangian_gradient(P, x, lam_g)[0]
-        post = g.post(P, x, *g.multipliers(lam_g))
-        return ca.Function("predictor", [P, h], [x, lam_g, dLds, ok, viol, *post])
+        post = g.post.call({"P": P, "x": x, **g.multipliers(lam_g)})
+        outs = {"x": x, "lam_g": lam_g, "dLds": _dLds(self.nlp, P, x, lam_g), "ok": o["ok"]}
+        outs["viol"] = viol
+        outs.update({f"post_{k}": a for k, a in post.items()})
+        return named_function("predictor", {"P": P, "h": h}, outs)
 
     def _predict(self, P: np.ndarray, h_lo: float, h_hi: float) -> _Guess | None:
         """The QP at h = h_hi as a point of the NLP; None when the QP failed."""
         with quiet_for(self.qp.plugin):
-            x, lam_g, dLds, ok, viol, *post = self._function(P, h_hi)
-        if not float(ok):
+            o = self._function.named(P=P, h=h_hi)
+        if not float(o["ok"]):
             return None
-        x, lam_g = np.ravel(x), np.ravel(lam_g)
+        x, lam_g, dLds = np.ravel(o["x"]), np.ravel(o["lam_g"]), float(o["dLds"])
         lam_x = np.zeros(self.nlp.graph.layout_x.size)
-        lam_x[0] = -float(dLds)
-        accepted = self.kernel.accepts(float(viol), post[4], post[8], post[5], np.ravel(post[2]))
-        solved = (h_lo == h_hi or float(dLds) <= 0.0) and bool(float(accepted))
+        lam_x[self.nlp.graph.layout_x["s"]] = -dLds
+        post = {k: o[f"post_{k}"] for k in self.nlp.graph.post.name_out()}
+        solved = (h_lo == h_hi or dLds <= 0.0) and self.nlp.accepts(float(o["viol"]), post)
         return _Guess(x, lam_x, lam_g, post, solved)
 
     def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:

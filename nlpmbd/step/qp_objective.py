@@ -22,8 +22,9 @@ from .qp_friction import W_REG
 class Objective:
     """H, g and T (v = T u) of one QP, and the EoM residual K of its solution."""
 
-    def __init__(self, kernel: Any, args: list) -> None:
-        t, q, v, h, _, applied = args
+    def __init__(self, kernel: Any, args: dict) -> None:
+        """`args`: the step's t, q, v, h and applied force by name (step/qp_graph.py)."""
+        t, q, v, h, applied = (args[k] for k in ("t", "q", "v", "h", "applied"))
         m = self.m = kernel.model
         nr = 6 * m.n_bodies
         force = m.Q(t, q, v) + applied - m.S(q, v)
