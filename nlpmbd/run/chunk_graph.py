@@ -15,9 +15,9 @@ import casadi as ca
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
+from ..step.adoption import takes_h_max
 from ..step.layout import Layout, named_function
 from ..step.nlp import NLPStep
-from ..step.predictor import takes_h_max
 from ..step.qp import QPStep, extrapolate
 from .controller import LIMITS, ControlLaw
 from .grid import end_tolerance, step_size
@@ -168,7 +168,7 @@ def _one_step(
     predicted = ca.MX(1)
     if sizing is Sizing.PREDICTED:  # a step the guard solved again is left to Python too
         assert nlp is not None
-        kkt = takes_h_max(nlp, t, q, v, k.use, h, o) * (1 - o["guarded"])
+        kkt = takes_h_max(nlp.graph, nlp.h_max, t, q, v, k.use, h, o) * (1 - o["guarded"])
         predicted = ca.logic_or(landing, kkt)
     after = m.compliant_force.call({"t": t_new, "q": q_new, "v": v_new, "z": z})
     gap_new, rate_new = after["gap"], after["rate"]

@@ -70,7 +70,9 @@ class History:
         cg = no_cg if compliant_gap is None else np.ravel(compliant_gap)
         cf = no_cf if compliant is None else np.ravel(np.asarray(compliant).T)
         row = {"t": t, "q": q, "v": v, "lam": lam, "lam_eq": lam_eq, "friction": fr}
-        self.pending.append(self.point.stack({**row, "compliant_gap": cg, "compliant_force": cf}))
+        row.update(compliant_gap=cg, compliant_force=cf)
+        # in the point layout's order; np.concatenate, not Layout.stack: once per Python step
+        self.pending.append(np.concatenate([np.ravel(row[name]) for name in self.point.sizes]))
         if len(self.pending) >= FLUSH_POINTS:
             self._flush()
 

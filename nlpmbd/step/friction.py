@@ -27,6 +27,8 @@ friction stops any slip within the step (step/qp_rounds.py says why: Painleve's 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import casadi as ca
 import numpy as np
 
@@ -34,7 +36,6 @@ from ..model.symbolic import SymbolicModel
 from .config import Friction
 from .kernel import force_scale, friction_coefficient
 from .layout import named_function
-from .nlp import NLPStep
 from .numeric import Numeric
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
@@ -104,17 +105,17 @@ class _Anderson:
 
 
 class FrictionFixedPoint(StepSolver):
-    """Wraps an NLPStep whose graph has friction terms."""
+    """Wraps a StepSolver that takes the friction bounds' normal forces as an input
+    (StepInputs.friction_normal: the NLP, whose graph has the Tresca terms)."""
 
-    variable_h = True
-
-    def __init__(self, nlp: NLPStep, settings: Friction) -> None:
-        super().__init__(nlp.kernel)
-        self.nlp, self.settings = nlp, settings
+    def __init__(self, inner: StepSolver, settings: Friction) -> None:
+        super().__init__(inner.kernel)
+        self.inner, self.settings = inner, settings
+        self.variable_h = inner.variable_h
         self.extra_solves = 0  # solves beyond the first, over the run
         self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
         self._last_normal = np.zeros(0)
-        model = nlp.kernel.model
+        model = inner.kernel.model
         self.coulomb = Numeric(coulomb_function(model, settings))
         self.frictional = np.flatnonzero(model.mu_static > 0)
 
@@ -166,7 +167,7 @@ class FrictionFixedPoint(StepSolver):
         for k in range(self.settings.iterations):
             if k:
                 self.extra_solves += 1
-            sol = self.nlp.solve(inputs, start, friction_normal=normal)
+            sol = self.inner.solve(replace(inputs, friction_normal=normal), start)
             iters += max(sol.iterations, 0)
             spent += sol.solve_time
             if sol.failed:

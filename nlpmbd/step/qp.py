@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from typing import Any
 
 import casadi as ca
@@ -19,6 +20,7 @@ import numpy as np
 from .config import DEFAULT_FRICTION, Friction, QPPlugin
 from .kernel import StepKernel
 from .layout import named_function, switch, symbols_like
+from .numeric import Numeric
 from .qp_graph import attempt_function
 from .quiet import quiet_for, silent_stdout
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
@@ -72,6 +74,7 @@ class QPStep(StepSolver):
         self.backup_solves = 0
         self._settings = (friction, rounds, whole)
         self.attempt = attempt_function(kernel, plugin, *self._settings)
+        self._attempt = Numeric(self.attempt)  # NumPy in and out, no DM (the predictor's QP)
 
     def counters(self) -> dict[str, int]:
         return {"qp_backup_solves": self.backup_solves}
@@ -148,7 +151,7 @@ class QPStep(StepSolver):
         args = {"t": inputs.t, "q": inputs.q, "v": inputs.v, "h": inputs.h_hi}
         args.update(use_curvature=use, applied=applied, normal=normal)
         with quiet_for(self.plugin):
-            out, ok = self._try(self.attempt, args)
+            out, ok = self._try(self._attempt.named, args)
         if not ok and self.backup is not None:
             with silent_stdout():
                 out, ok = self._try(self._backup_attempt, args)
@@ -171,7 +174,7 @@ class QPStep(StepSolver):
             friction=np.asarray(out["friction"], dtype=float).reshape(3, nc),
         )
 
-    def _try(self, attempt: ca.Function, args: dict) -> tuple[dict, bool]:
+    def _try(self, attempt: Callable[..., Any], args: dict) -> tuple[dict, bool]:
         try:
             out = attempt(**args)
             return out, bool(float(out["ok"]))

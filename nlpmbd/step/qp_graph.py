@@ -213,20 +213,21 @@ def _solve(
     slacks."""
     nv, h, (plugin, friction) = k.model.n_v, obj.h, solver
     nw = fr.nw if fr is not None else 0
-    H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
-    lba, uba = rows.lba, rows.uba
-    lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
+    qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
+    qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
     if fr is not None:
-        H, g, lbx, ubx, A, lba, uba = fr.extend((H, g, lbx, ubx, A, lba, uba), h, bound, obj)
-    soft = SoftSlacks(k, h, A.shape[0], k.model.n_eq)
-    H, g, A, lbx, ubx = soft.extend(H, g, A, lbx, ubx)  # SpringDamperContacts' slacks
-    A = obj.unscale(A, nw + soft.n)  # the friction rows too
-    qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
+        qp = fr.extend(qp, h, bound, obj)
+    soft = SoftSlacks(k, h, qp["A"].shape[0], k.model.n_eq)
+    qp = soft.extend(qp)  # SpringDamperContacts' slacks
+    qp["A"] = obj.unscale(qp["A"], nw + soft.n)  # the friction rows too
+    H, A = qp["H"], qp["A"]
+    solve = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
-    sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
+    args = {"lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"], "ubx": qp["ubx"]}
+    sol = solve(h=H, g=qp["g"], a=A, **args, lam_x0=lam_x0)
     x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
     y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
     return x, {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}, soft

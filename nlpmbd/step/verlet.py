@@ -35,6 +35,7 @@ import numpy as np
 
 from .kernel import StepKernel
 from .layout import named_function
+from .numeric import Numeric
 from .quiet import quiet_for
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
@@ -101,7 +102,8 @@ class VerletStep(StepSolver):
         sizes = {"t1": 1, "q1": 7 * N, "v_half": 6 * N, "v0": 6 * N, "h": 1, "applied": 6 * N}
         args = {n: ca.MX.sym(n, size) for n, size in sizes.items()}
         args["normal"] = ca.MX.sym("normal", k.model.n_gap)
-        self._stage = named_function("velocity_stage", args, velocity_stage(k, attempt, args))
+        stage = named_function("velocity_stage", args, velocity_stage(k, attempt, args))
+        self._stage = Numeric(stage)  # NumPy in and out, no DM
 
     def counters(self) -> dict[str, int]:
         return self.first.counters()
@@ -114,7 +116,7 @@ class VerletStep(StepSolver):
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         normal = np.maximum(2 * a.lam, 0.0)  # stage 1 carries about half the normal impulse
         with quiet_for(self.plugin):
-            b = self._stage(
+            b = self._stage.named(
                 t1=inputs.t + a.h,
                 q1=a.q,
                 v_half=a.v,
