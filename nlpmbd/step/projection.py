@@ -137,7 +137,8 @@ class GapProjection:
 
     def apply(self, q: np.ndarray, t: float) -> tuple[np.ndarray, bool]:
         """Return (corrected q, success). Does nothing when no gap is violated."""
-        q1, ok, _ = self.gauss_newton(q, t)
+        gn = self.gauss_newton(q=q, t=t)
+        q1, ok = gn["q_new"], gn["ok"]
         if float(ok):
             return np.asarray(q1).ravel(), True
         self.nlp_solves += 1

@@ -11,6 +11,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from .layout import Layout
 from .qp_cone import Cone
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
@@ -102,7 +103,10 @@ class Tangential:
         """The multipliers of the split rows, the same per planar contact, and those of the
         polygons' rows."""
         n = len(self.planar)
-        y_p, y_s = (y, None) if self.cone is None else (y[:n], y[n:])
+        if self.cone is None:
+            return y, [y[i : i + 1] for i in range(n)], None
+        parts = Layout([("split", n), ("cone", self.cone.n * self.cone.rows_per_contact)])
+        y_p, y_s = (y[s] for s in parts.slices.values())
         return y_p, [y_p[i : i + 1] for i in range(n)], y_s
 
     def forces(self, y: Any, bound: Any, bias: Any, v_new: Any, h: Any) -> tuple[Any, Any, Any]:
