@@ -74,7 +74,8 @@ class QPStep(StepSolver):
         self.backup_solves = 0
         self._settings = (friction, rounds, whole)
         self.attempt = attempt_function(kernel, plugin, *self._settings)
-        self._attempt = Numeric(self.attempt)  # NumPy in and out, no DM (the predictor's QP)
+        with silent_stdout():  # its memory: qpOASES prints a licence banner for each new one
+            self._attempt = Numeric(self.attempt)  # NumPy in and out, no DM (the predictor's)
 
     def counters(self) -> dict[str, int]:
         return {"qp_backup_solves": self.backup_solves}
