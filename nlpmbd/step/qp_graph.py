@@ -55,7 +55,7 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12}},  # default tolerances 1e-6
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
-#: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
+#: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
     "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled"
 )  # fmt: skip
