@@ -41,6 +41,8 @@ def report_function(
             points,
             joint_force(q, t, lam, lam_eq),
         ],
+        ["q", "v", "t", "lam", "lam_eq"],
+        ["gap", "eq_residual", "energy", "directions", "points", "joint_force"],
     )
 
 

@@ -15,53 +15,63 @@ import casadi as ca
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
-from ..step.layout import Layout
+from ..step.adoption import takes_h_max
+from ..step.layout import Layout, named_function
 from ..step.nlp import NLPStep
-from ..step.predictor import takes_h_max
 from ..step.qp import QPStep, extrapolate
-from .controller import ControlLaw
+from .controller import LIMITS, ControlLaw
 from .grid import end_tolerance, step_size
 from .options import SimulationOptions
 
 
-def chunk_layout(model: SymbolicModel) -> dict[str, int]:
-    """Names and per-step row counts of the chunk function's record, in order."""
+def record_layout(model: SymbolicModel) -> Layout:
+    """A chunk's record of one step (one column of R): the state after the step, the time
+    point's report (model.report), the step's diagnostics, h, the acceptance, the local error
+    estimate (ControlLaw.error) and the prediction."""
     M, E, J, C = model.n_gap, model.n_eq, model.n_joints, model.n_compliant
-    return {
-        "q": model.n_q,
-        "v": model.n_v,
-        "lam": M,
-        "lam_eq": E,
-        "gap": M,
-        "eq_residual": 1,
-        "energy": 3,
-        "directions": 3 * M,
-        "points": 3 * M,
-        "joint_force": 3 * J,
-        "eom_residual": 1,
-        "comp_residual": 1,
-        "norm_residual": 1,
-        "gap_uncorrected": 1,
-        "iterations": 1,
-        "qp_ok": 1,
-        "projection_ok": 1,
-        "q_raw": model.n_q,
-        "friction": 3 * M,
-        "compliant_gap": C,
-        "compliant_force": 3 * C,
-        "h": 1,
-        "accepted": 1,
-        "error": 1,
-        "predicted": 1,
-    }
+    return Layout(
+        [
+            ("q", model.n_q),
+            ("v", model.n_v),
+            ("lam", M),
+            ("lam_eq", E),
+            ("gap", M),
+            ("eq_residual", 1),
+            ("energy", 3),
+            ("directions", 3 * M),
+            ("points", 3 * M),
+            ("joint_force", 3 * J),
+            ("eom_residual", 1),
+            ("comp_residual", 1),
+            ("norm_residual", 1),
+            ("gap_uncorrected", 1),
+            ("iterations", 1),
+            ("qp_ok", 1),
+            ("projection_ok", 1),
+            ("q_raw", model.n_q),
+            ("friction", 3 * M),
+            ("compliant_gap", C),
+            ("compliant_force", 3 * C),
+            ("h", 1),
+            ("accepted", 1),
+            ("error", 1),
+            ("predicted", 1),
+        ]
+    )
+
+
+#: The blocks of the chunk state that a step's outcome replaces (an accepted step) or keeps.
+CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z")
 
 
 def state_layout(m: SymbolicModel) -> Layout:
-    """X, what a chunk carries from one step to the next: t, q, v; the normal forces of the
-    last three steps (lam, lam1, lam2: they start the next step's friction fixed point, see
-    step/qp.py, extrapolate); the compliant contacts' memory z (run/contact_memory.py, their
-    force is held over each step); the controller's next h and whether it rejected an attempt
-    of the step under way; the attempts made in this chunk."""
+    """X, the chunk state: what a chunk carries from one step to the next, and what the run
+    loop hands to the next chunk (the one description of it). t, q, v; lam, lam1, lam2, the
+    normal forces of the last three steps, newest first (they start the next step's friction
+    fixed point, step/qp.py extrapolate, and after the chunk the next Python step's: chunks.py
+    chunk_end); z, the compliant contacts' memory (run/contact_memory.py; their force is held
+    over each step); h_next, the controller's next h; rejected, 1 when the controller rejected
+    an attempt of the step under way; column, the attempts made in this chunk so far."""
     M = m.n_gap
     blocks = [("t", 1), ("q", m.n_q), ("v", m.n_v), ("lam", M), ("lam1", M), ("lam2", M)]
     return Layout([*blocks, ("z", m.n_compliant), ("h_next", 1), ("rejected", 1), ("column", 1)])
@@ -101,28 +111,28 @@ class Sizing(enum.Enum):
 def chunk_function(
     step: QPStep, n: int, law: ControlLaw, sizing: Sizing, nlp: NLPStep | None = None
 ) -> ca.Function:
-    """n steps in one Function (mapaccum): (X0, P (PARAMETERS x n)) -> (X_n, R (rows x n)).
+    """n steps in one Function (mapaccum): (X0 (state_layout), P (PARAMETERS x n)) -> (X_n,
+    R (record_layout x n)).
 
     Each column decides its own h as the Python loop would (run/stepping.py; Sizing): a
     controlled step may be rejected (too large an error estimate, or penetration above the
-    limit): the state keeps (t, q, v), h_next shrinks, and the column records accepted = 0;
-    a PREDICTED step records predicted = 0 when `nlp` would choose another h. Column k of R
-    is step k's record in chunk_layout order, stacked: the state after the step, the
-    time-point report (model.report), the step diagnostics, h, the acceptance, the local error
-    estimate (ControlLaw.error) and the prediction. Columns past t_end are padding: the state
-    passes through unchanged and the record is zero, h = 0 (a switch, Function.if_else, which
-    computes no step: an MX if_else would compute one and drop it)."""
+    limit): the state keeps its CARRIED blocks, h_next shrinks, and the column records
+    accepted = 0; a PREDICTED step records predicted = 0 when `nlp` would choose another h.
+    Column k of R is step k's record. Columns past t_end are padding: the state passes through
+    unchanged and the record is zero, h = 0 (a switch, Function.if_else, which computes no
+    step: an MX if_else would compute one and drop it)."""
     X = ca.MX.sym("X", state_layout(step.kernel.model).size)
     P = ca.MX.sym("P", PARAMETERS.size)
     taken = _one_step(step, X, P, law, sizing, nlp)
-    zero = ca.MX.zeros(taken.sparsity_out(1))
-    padding = ca.Function("qp_chunk_padding", [X, P], [X, zero])
+    zero = ca.MX.zeros(taken.sparsity_out("record"))
+    padding = named_function("qp_chunk_padding", {"X": X, "P": P}, {"state": X, "record": zero})
     switch = ca.Function.if_else("qp_chunk_switch", taken, padding)
-    t_end, h_min = P[PARAMETERS["t_end"]], P[PARAMETERS["limits"]][0]
-    column = state_layout(step.kernel.model)["column"].start
-    active = (X[0] < t_end - end_tolerance(h_min)) * (X[column] < P[PARAMETERS["columns"]])
-    one = ca.Function("qp_chunk_step", [X, P], switch(active, X, P))
-    return one.mapaccum("qp_chunk", n)
+    s, p = state_layout(step.kernel.model).split(X), PARAMETERS.split(P)
+    t_end, h_min = p["t_end"], LIMITS.split(p["limits"])["h_min"]
+    active = (s["t"] < t_end - end_tolerance(h_min)) * (s["column"] < p["columns"])
+    out = dict(zip(taken.name_out(), switch.call([active, X, P]), strict=True))
+    one = named_function("qp_chunk_step", {"X": X, "P": P}, out)
+    return one.mapaccum("qp_chunk", n)  # the state (first input and output) accumulates
 
 
 def _one_step(
@@ -131,13 +141,16 @@ def _one_step(
     """(X, P) -> (the state after one step, its record); see chunk_function."""
     k = step.kernel
     m = k.model
-    s, p = state_layout(m).split(X), PARAMETERS.split(P)
+    layout = state_layout(m)
+    s, p = layout.split(X), PARAMETERS.split(P)
     t, q, v, z = s["t"], s["q"], s["v"], s["z"]
     limits = p["limits"]
-    h_min, h_max = limits[0], limits[1]
+    lim = LIMITS.split(limits)
+    h_min, h_max = lim["h_min"], lim["h_max"]
     controlled = sizing is Sizing.CONTROLLED
     h, landing = step_size(p["t_end"] - t, h_min, s["h_next"] if controlled else h_max)
-    Qc, gap_c, _, _, force_c, _ = m.compliant_force(t, q, v, z)
+    compliant = m.compliant_force.call({"t": t, "q": q, "v": v, "z": z})
+    Qc, gap_c, force_c = compliant["Q"], compliant["gap"], compliant["force"]
     normal = ca.fmax(extrapolate(s["lam"], s["lam1"], s["lam2"]), 0)
     o = step.whole_step(t=t, q=q, v=v, h=h, normal=normal, applied=Qc)
     t_new = t + h
@@ -155,42 +168,33 @@ def _one_step(
     predicted = ca.MX(1)
     if sizing is Sizing.PREDICTED:  # a step the guard solved again is left to Python too
         assert nlp is not None
-        kkt = takes_h_max(nlp, t, q, v, k.use, h, o) * (1 - o["guarded"])
+        kkt = takes_h_max(nlp.graph, nlp.h_max, t, q, v, k.use, h, o) * (1 - o["guarded"])
         predicted = ca.logic_or(landing, kkt)
-    _, gap_new, rate_new, *_ = m.compliant_force(t_new, q_new, v_new, z)
+    after = m.compliant_force.call({"t": t_new, "q": q_new, "v": v_new, "z": z})
+    gap_new, rate_new = after["gap"], after["rate"]
     # a contact that begins now keeps its penetration speed; an open one forgets it
     z_new = ca.if_else(gap_new > 0, ca.if_else(gap_c > 0, z, ca.fmax(rate_new, 0)), 0)
-    record = ca.vertcat(
-        q_new,
-        v_new,
-        *_reported(m, o, q_new, v_new, t_new),
-        o["q_raw"],
-        ca.densify(ca.vec(o["friction"])),
-        gap_new,
-        ca.vec(force_c),
-        h,
-        accepted,
-        err,
-        predicted,
-    )
-    after = ca.vertcat(t_new, q_new, v_new, o["lam"], s["lam"], s["lam1"], z_new)
-    before = X[: after.shape[0]]
-    state = ca.vertcat(ca.if_else(accepted, after, before), h_next, 1 - accepted, s["column"] + 1)
-    return ca.Function("qp_chunk_taken", [X, P], [state, record])
+    record = {"q": q_new, "v": v_new, **_reported(m, o, q_new, v_new, t_new)}
+    record.update(q_raw=o["q_raw"], friction=ca.densify(ca.vec(o["friction"])))
+    record.update(compliant_gap=gap_new, compliant_force=ca.vec(force_c))
+    record.update(h=h, accepted=accepted, error=err, predicted=predicted)
+    new = {"t": t_new, "q": q_new, "v": v_new, "lam": o["lam"], "lam1": s["lam"]}
+    new.update(lam2=s["lam1"], z=z_new)
+    state = {k: ca.if_else(accepted, new[k], s[k]) for k in CARRIED}
+    state.update(h_next=h_next, rejected=1 - accepted, column=s["column"] + 1)
+    outputs = {"state": layout.symbolic_stack(state)}
+    outputs["record"] = record_layout(m).symbolic_stack(record)
+    return named_function("qp_chunk_taken", {"X": X, "P": P}, outputs)
 
 
-def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> list:
-    """The record's rows from lam to projection_ok (chunk_layout)."""
-    gap, eq, energy, directions, points, forces = m.report(q, v, t, o["lam"], o["lam_eq"])
-    diagnostics = ("eom", "comp", "drift", "gap_raw", "n_qp", "qp_ok", "projection_ok")
-    return [
-        o["lam"],
-        o["lam_eq"],
-        gap,
-        eq,
-        energy,
-        ca.vec(directions),
-        ca.vec(points),
-        ca.vec(forces),
-        *(o[k] for k in diagnostics),
-    ]
+def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> dict:
+    """The record's blocks from lam to projection_ok (record_layout)."""
+    report = m.report.call({"q": q, "v": v, "t": t, "lam": o["lam"], "lam_eq": o["lam_eq"]})
+    out = {"lam": o["lam"], "lam_eq": o["lam_eq"], "gap": report["gap"]}
+    out["eq_residual"], out["energy"] = report["eq_residual"], report["energy"]
+    out.update({k: ca.vec(report[k]) for k in ("directions", "points", "joint_force")})
+    names = {"eom": "eom_residual", "comp": "comp_residual", "drift": "norm_residual"}
+    names.update(gap_raw="gap_uncorrected", n_qp="iterations")
+    names.update(qp_ok="qp_ok", projection_ok="projection_ok")
+    out.update({record: o[k] for k, record in names.items()})
+    return out

@@ -23,7 +23,7 @@ from ..step.qp import QPStep
 from ..step.quiet import SilentStderr, silent_stdout
 from ..step.solver import StepSolution
 from .background import COMPILE_PAYS, BackgroundCompile
-from .chunk_graph import Sizing, chunk_function, chunk_layout, state_layout
+from .chunk_graph import Sizing, chunk_function, record_layout, state_layout
 from .codegen import compile_function
 from .controller import ControlLaw
 from .option_groups import Codegen
@@ -52,17 +52,17 @@ class _Buffered:
     (n x rows) C array: one row per step."""
 
     def __init__(self, f: ca.Function, n: int) -> None:
-        self.x0 = np.zeros(f.size1_in(0))
-        self.parameters = np.zeros((n, f.size1_in(1)))
-        self.states = np.zeros((n, f.size1_out(0)))
-        self.record = np.zeros((n, f.size1_out(1)))
+        self.x0 = np.zeros(f.size1_in("X"))
+        self.parameters = np.zeros((n, f.size1_in("P")))
+        self.states = np.zeros((n, f.size1_out("state")))
+        self.record = np.zeros((n, f.size1_out("record")))
         self.buffer, self._eval = f.buffer()
         self._quiet = True  # the first evaluation allocates the QP solvers' memory
         self._stderr = SilentStderr()
-        for k, a in enumerate((self.x0, self.parameters)):
-            self.buffer.set_arg(k, memoryview(a))  # type: ignore[arg-type]
-        for k, a in enumerate((self.states, self.record)):
-            self.buffer.set_res(k, memoryview(a))  # type: ignore[arg-type]
+        for name, a in (("X", self.x0), ("P", self.parameters)):
+            self.buffer.set_arg(f.index_in(name), memoryview(a))  # type: ignore[arg-type]
+        for name, a in (("state", self.states), ("record", self.record)):
+            self.buffer.set_res(f.index_out(name), memoryview(a))  # type: ignore[arg-type]
 
     def __call__(self, X: np.ndarray, P: np.ndarray) -> bool:
         self.x0[:] = X
@@ -95,12 +95,8 @@ class ChunkRunner:
         nlp: NLPStep | None = None,
     ) -> None:
         self.model, self.n = step.kernel.model, n
-        self.layout = chunk_layout(self.model)
         self.state = state_layout(self.model)
-        offsets = np.cumsum([0, *self.layout.values()])
-        self.rows = {
-            k: slice(a, b) for k, a, b in zip(self.layout, offsets[:-1], offsets[1:], strict=True)
-        }
+        self.rows = record_layout(self.model).slices
         vm = self._vm = chunk_function(step, n, law, sizing, nlp)
         self.vm = self.function = _Buffered(vm, n)
         self.codegen, self._auto = "off", codegen is Codegen.AUTO
@@ -223,9 +219,8 @@ class ChunkRunner:
 
 
 def chunk_end(rows: ChunkRows, state: Layout) -> StepSolution:
-    """The last accepted step of a chunk as the next step's warm start: the normal forces of the
-    last three steps start the friction fixed point (QPStep.solve; a checkpoint stores them as
-    `warm`)."""
+    """The last accepted step of a chunk as the next step's warm start, from the chunk state
+    after it (chunk_graph.state_layout): its normal-force history becomes `warm`."""
     s, p, steps = state.split(rows.state), rows.points, rows.steps
     lam, lam1, lam2 = (s[k].copy() for k in ("lam", "lam1", "lam2"))
     return StepSolution(

@@ -15,8 +15,13 @@ import casadi as ca
 import numpy as np
 
 from ..model.rotation import g_matrix
+from ..step.layout import Layout, named_function
 from ..step.numeric import Numeric
 from .options import SimulationOptions
+
+#: The control law's run parameters (ControlLaw.limits), a vector so that compiled chunks take
+#: them as one input.
+LIMITS = Layout([("h_min", 1), ("h_max", 1), ("target", 1)])
 
 
 class ControlLaw:
@@ -61,7 +66,7 @@ class ControlLaw:
         expressions as inputs, so that a compiled chunk serves every t_end and step range."""
         g = options.time
         target = self.CALIBRATION * g.error_tol / g.t_end if self.verlet else g.error_tol
-        return np.array([g.h_min, g.h_max, target])
+        return LIMITS.stack({"h_min": g.h_min, "h_max": g.h_max, "target": target})
 
     def norm(self, dx: Any) -> Any:
         """The mass-weighted RMS size of a velocity-space vector (m/s for velocities)."""
@@ -76,7 +81,8 @@ class ControlLaw:
     def next(self, h: Any, err: Any, rejected: Any, limits: Any) -> Any:
         """The next h after a step of size h with error err (`rejected`: 1 after a rejection;
         `limits`: [h_min, h_max, target])."""
-        h_min, h_max, target = limits[0], limits[1], limits[2]
+        lim = LIMITS.split(limits)
+        h_min, h_max, target = lim["h_min"], lim["h_max"], lim["target"]
         if self.verlet:
             ratio, low = target / ca.fmax(err / h, 1e-300), 0.2
         else:
@@ -89,7 +95,8 @@ class ControlLaw:
         """1 when the step must be solved again at a smaller h (second order only)."""
         if not self.verlet:
             return 0 * h
-        return (h > limits[0]) * (err / h > 2 * limits[2])
+        lim = LIMITS.split(limits)
+        return (h > lim["h_min"]) * (err / h > 2 * lim["target"])
 
 
 def mid_velocity(h: Any, q0: Any, q1: Any, n_rigid: int) -> Any:
@@ -113,20 +120,22 @@ class StepController:
     def __init__(self, law: ControlLaw, options: SimulationOptions, n_q: int, n_v: int) -> None:
         self.law, self.rejects_on_error = law, law.rejects_on_error
         self.limits = law.limits(options)
-        self.h_min, self.h_max = float(self.limits[0]), float(self.limits[1])
-        h, rejected, err, lim = (
+        lim = LIMITS.split(self.limits)
+        self.h_min, self.h_max = lim["h_min"].item(), lim["h_max"].item()
+        h, rejected, err, limits = (
             ca.SX.sym("h"),
             ca.SX.sym("rejected"),
             ca.SX.sym("err"),
-            ca.SX.sym("limits", 3),
+            ca.SX.sym("limits", LIMITS.size),
         )
         q0, q1 = ca.SX.sym("q0", n_q), ca.SX.sym("q1", n_q)
         v0, v1 = ca.SX.sym("v0", n_v), ca.SX.sym("v1", n_v)
-        self._error = Numeric(
-            ca.Function("error", [h, q0, v0, q1, v1], [law.error(h, q0, v0, q1, v1)])
-        )
-        decide = [law.next(h, err, rejected, lim), law.too_large(h, err, lim)]
-        self._next = Numeric(ca.Function("next_h", [h, err, rejected, lim], decide))
+        step = {"h": h, "q0": q0, "v0": v0, "q1": q1, "v1": v1}
+        self._error = Numeric(named_function("error", step, {"err": law.error(h, q0, v0, q1, v1)}))
+        decide = {"h_next": law.next(h, err, rejected, limits)}
+        decide["too_large"] = law.too_large(h, err, limits)
+        ins = {"h": h, "err": err, "rejected": rejected, "limits": limits}
+        self._next = Numeric(named_function("next_h", ins, decide))
 
     # fmt: skip
 
@@ -136,13 +145,15 @@ class StepController:
     def error(
         self, h: float, q0: np.ndarray, v_prev: np.ndarray, q1: np.ndarray, v_new: np.ndarray
     ) -> float:
-        return float(self._error(h, q0, v_prev, q1, v_new)[0])
+        return float(self._error.named(h=h, q0=q0, v0=v_prev, q1=q1, v1=v_new)["err"])
 
     def next(self, h: float, err: float, rejected: bool = False) -> float:
-        return float(self._next(h, err, float(rejected), self.limits)[0])
+        o = self._next.named(h=h, err=err, rejected=float(rejected), limits=self.limits)
+        return float(o["h_next"])
 
     def too_large(self, h: float, err: float) -> bool:
-        return bool(self._next(h, err, 0.0, self.limits)[1])
+        o = self._next.named(h=h, err=err, rejected=0.0, limits=self.limits)
+        return bool(o["too_large"])
 
 
 def control_law(model: Any, verlet: bool) -> ControlLaw:

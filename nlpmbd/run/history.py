@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from ..io.result import SimulationResult
 from ..io.schema import SCHEMA
 from ..model.symbolic import SymbolicModel
+from ..step.layout import Layout
 from ..step.solver import StepSolution
 from .records import STEP_ARRAYS, point_arrays
 
@@ -33,6 +34,19 @@ class History:
         M, C = model.n_gap, model.n_compliant
         # add_point runs once per Python step: the absent forces' zeros are made once
         self._none = (np.zeros(3 * M), np.zeros(C), np.zeros(3 * C))
+        #: a pending time point's row (add_point), split again in `_flush`
+        self.point = Layout(
+            [
+                ("t", 1),
+                ("q", model.n_q),
+                ("v", model.n_v),
+                ("lam", M),
+                ("lam_eq", model.n_eq),
+                ("friction", 3 * M),
+                ("compliant_gap", C),
+                ("compliant_force", 3 * C),
+            ]
+        )
         self._report: tuple[int, Any] = (0, None)  # (k, model.report mapped over k points)
 
     def add_point(
@@ -55,11 +69,10 @@ class History:
         fr = no_fr if friction is None else np.ravel(np.asarray(friction).T)
         cg = no_cg if compliant_gap is None else np.ravel(compliant_gap)
         cf = no_cf if compliant is None else np.ravel(np.asarray(compliant).T)
-        self.pending.append(
-            np.concatenate(
-                [[t], np.ravel(q), np.ravel(v), np.ravel(lam), np.ravel(lam_eq), fr, cg, cf]
-            )
-        )
+        row = {"t": t, "q": q, "v": v, "lam": lam, "lam_eq": lam_eq, "friction": fr}
+        row.update(compliant_gap=cg, compliant_force=cf)
+        # in the point layout's order; np.concatenate, not Layout.stack: once per Python step
+        self.pending.append(np.concatenate([np.ravel(row[name]) for name in self.point.sizes]))
         if len(self.pending) >= FLUSH_POINTS:
             self._flush()
 
@@ -67,33 +80,32 @@ class History:
         if not self.pending:
             return
         m = self.model
-        M, J, E, C = m.n_gap, m.n_joints, m.n_eq, m.n_compliant
-        P = np.array(self.pending).T  # (1 + nq + nv + M + E + 3M + 4C, k)
+        M, J, C = m.n_gap, m.n_joints, m.n_compliant
+        P = np.array(self.pending).T  # (self.point.size, k)
         self.pending = []
         k = P.shape[1]
-        cuts = np.cumsum([1, m.n_q, m.n_v, M, E, 3 * M, C])
-        t, q, v, lam, lam_eq, fr, cg, cf = np.split(P, cuts)
+        p = self.point.split(P)
         if self._report[0] != k:
             self._report = (k, m.report.map(k))
-        report = (np.asarray(a) for a in self._report[1](q, v, t, lam, lam_eq))
-        gap, eq, energy, directions, points, forces = report
+        inputs = {name: p[name] for name in ("q", "v", "t", "lam", "lam_eq")}
+        report = {name: np.asarray(a) for name, a in self._report[1](**inputs).items()}
         # (3, X k) matrices: column block j of point i is column i X + j
         rows = point_arrays(
             m,
-            t=t[0],
-            q=q.T,
-            v=v.T,
-            lam=lam.T,
-            lam_eq=lam_eq.T,
-            gap=gap.T,
-            eq_residual=eq[0],
-            energy=energy.T,
-            directions=directions.reshape(3, k, M).transpose(1, 2, 0),
-            points=points.reshape(3, k, M).transpose(1, 2, 0),
-            joint_force=forces.reshape(3, k, J).transpose(1, 2, 0),
-            friction=fr.T.reshape(k, M, 3),
-            compliant_gap=cg.T,
-            compliant_force=cf.T.reshape(k, C, 3),
+            t=p["t"].ravel(),
+            q=p["q"].T,
+            v=p["v"].T,
+            lam=p["lam"].T,
+            lam_eq=p["lam_eq"].T,
+            gap=report["gap"].T,
+            eq_residual=report["eq_residual"].ravel(),
+            energy=report["energy"].T,
+            directions=report["directions"].reshape(3, k, M).transpose(1, 2, 0),
+            points=report["points"].reshape(3, k, M).transpose(1, 2, 0),
+            joint_force=report["joint_force"].reshape(3, k, J).transpose(1, 2, 0),
+            friction=p["friction"].T.reshape(k, M, 3),
+            compliant_gap=p["compliant_gap"].T,
+            compliant_force=p["compliant_force"].T.reshape(k, C, 3),
         )
         self.extend(**rows)
 
@@ -102,18 +114,10 @@ class History:
     ) -> None:
         """Step rows (n kind), buffered like the time points (one small array per step and
         array would cost ~100 bytes of object overhead each, more than the data)."""
-        self.pending_steps.append(
-            (
-                sol.h,
-                sol.eom_residual,
-                sol.norm_drift,
-                sol.comp_residual,
-                iters,
-                spent,
-                status,
-                gap_uncorrected,
-            )
-        )
+        row = {"h": sol.h, "eom_residual": sol.eom_residual, "norm_residual": sol.norm_drift}
+        row.update(comp_residual=sol.comp_residual, iterations=iters, solve_time=spent)
+        row.update(status=status, gap_uncorrected=gap_uncorrected)
+        self.pending_steps.append(tuple(row[name] for name in STEP_ARRAYS))
         if len(self.pending_steps) >= FLUSH_POINTS:
             self._flush_steps()
 

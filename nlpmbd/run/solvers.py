@@ -109,9 +109,9 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
         solver = nlp_solver(kernel, options)
         auto = options.path.solver is SolverPath.AUTO
         if auto and predictable(kernel, options) and not kernel.verlet:
-            assert isinstance(solver, Predictor)
+            assert isinstance(solver, Predictor) and isinstance(solver.corrector, NLPStep)
             qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
-            return Plan(solver, qp, Sizing.PREDICTED, solver.nlp)
+            return Plan(solver, qp, Sizing.PREDICTED, solver.corrector)
         return Plan(solver)
     qp = QPStep(kernel, qp_plugin(kernel, options), friction=options.friction)
     # a step the QP fails is retried by the NLP on the same kernel (the same gap rows)

@@ -133,7 +133,8 @@ class Stepper:
 
     def _gaps(self, q: np.ndarray) -> float:
         """max_j Phi_j(q) (in place: no DM conversions in the Python loop)."""
-        return float(np.max(np.atleast_1d(self._phi(q)[0])))
+        (phi,) = self._phi(q)  # model.Phi's one output
+        return float(np.max(np.atleast_1d(phi)))
 
     def _diverged(self, t: Any, q: np.ndarray) -> None:
         why = self.checks.diverged(t, q)
@@ -164,17 +165,17 @@ class Stepper:
         rows = self.runner.run(X0, self.parameters)
         # after a step the chunk could not take, the next chunk is shorter (less computed and
         # thrown away where that happens often); after a full one, longer again
-        n, where = self.runner.n, PARAMETERS["columns"].start
-        taken, limit = rows.k + rows.rejected, self.parameters[0, where]
+        n, columns = self.runner.n, PARAMETERS["columns"]
+        taken, limit = rows.k + rows.rejected, self.parameters[0, columns].item()
         limit = min(n, max(4, 2 * taken)) if rows.failed else min(n, 2 * limit)
-        self.parameters[:, where] = limit
+        self.parameters[:, columns] = limit
         X = layout.split(rows.state)
-        state.h_next = float(X["h_next"][0])
+        state.h_next = X["h_next"].item()
         state.count("controller_rejections", rows.rejected)
         state.count("chunk_steps_discarded", rows.discarded)
         if rows.k:
             self.history.extend(**rows.points, **rows.steps)
-            state.t, state.q, state.v = float(X["t"][0]), X["q"].copy(), X["v"].copy()
+            state.t, state.q, state.v = X["t"].item(), X["q"].copy(), X["v"].copy()
             state.impact_speed = X["z"].copy()
             state.error += float(np.sum(rows.error))
             self.contact_memory.start(state)

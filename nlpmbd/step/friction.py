@@ -27,12 +27,15 @@ friction stops any slip within the step (step/qp_rounds.py says why: Painleve's 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import casadi as ca
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
 from .config import Friction
-from .nlp import NLPStep
+from .kernel import force_scale, friction_coefficient
+from .layout import named_function
 from .numeric import Numeric
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
@@ -46,22 +49,23 @@ def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
     t, h = ca.SX.sym("t"), ca.SX.sym("h")
     qm, vm, v = ca.SX.sym("qm", model.n_q), ca.SX.sym("vm", nv), ca.SX.sym("v", nv)
     lam, beta, applied = ca.SX.sym("lam", nc), ca.SX.sym("beta", 3, nc), ca.SX.sym("f", nv)
-    D = model.slip(qm)
-    mu_k, mu_s = ca.DM(model.mu), ca.DM(model.mu_static)
+    slip = model.slip(qm)
+    D = [slip[3 * j : 3 * j + 3, :] for j in range(nc)]
+    slip_m = ca.vertcat(*(ca.norm_2(Dj @ vm) for Dj in D))
+    mu = friction_coefficient(model, slip_m, settings.stick_speed)
     diff = ca.SX.zeros(nv, 1)
-    for j in range(nc):
-        Dj = D[3 * j : 3 * j + 3, :]
-        coef = ca.if_else(ca.norm_2(Dj @ vm) < settings.stick_speed, mu_s[j], mu_k[j])
+    for j, Dj in enumerate(D):
         u = Dj @ v
-        coulomb = coef * lam[j] * u / ca.sqrt(ca.dot(u, u) + settings.creep**2)
+        coulomb = mu[j] * lam[j] * u / ca.sqrt(ca.dot(u, u) + settings.creep**2)
         diff = diff + Dj.T @ (coulomb - beta[:, j])
     M = ca.DM(model.M)
     inertia = M @ (v - vm) / h
     rest = model.S(qm, vm) - model.Q(t, qm, vm) - applied
     if model.flexible:
         rest = rest + model.internal(qm, v, h)
-    scale = ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
-    return ca.Function("coulomb", [t, qm, vm, v, h, lam, beta, applied], [ca.norm_2(diff), scale])
+    ins = {"t": t, "qm": qm, "vm": vm, "v": v, "h": h, "lam": lam, "beta": beta, "applied": applied}
+    outs = {"r_C": ca.norm_2(diff), "scale": force_scale(inertia, rest)}
+    return named_function("coulomb", ins, outs)
 
 
 class _Anderson:
@@ -101,17 +105,17 @@ class _Anderson:
 
 
 class FrictionFixedPoint(StepSolver):
-    """Wraps an NLPStep whose graph has friction terms."""
+    """Wraps a StepSolver that takes the friction bounds' normal forces as an input
+    (StepInputs.friction_normal: the NLP, whose graph has the Tresca terms)."""
 
-    variable_h = True
-
-    def __init__(self, nlp: NLPStep, settings: Friction) -> None:
-        super().__init__(nlp.kernel)
-        self.nlp, self.settings = nlp, settings
+    def __init__(self, inner: StepSolver, settings: Friction) -> None:
+        super().__init__(inner.kernel)
+        self.inner, self.settings = inner, settings
+        self.variable_h = inner.variable_h
         self.extra_solves = 0  # solves beyond the first, over the run
         self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
         self._last_normal = np.zeros(0)
-        model = nlp.kernel.model
+        model = inner.kernel.model
         self.coulomb = Numeric(coulomb_function(model, settings))
         self.frictional = np.flatnonzero(model.mu_static > 0)
 
@@ -124,8 +128,17 @@ class FrictionFixedPoint(StepSolver):
         m = self.kernel.model
         beta = -sol.friction if sol.friction is not None else np.zeros((3, m.n_gap))
         applied = inputs.applied if inputs.applied is not None else np.zeros(m.n_v)
-        r, scale = self.coulomb(inputs.t, inputs.q, inputs.v, sol.v, sol.h, sol.lam, beta, applied)
-        return sol.eom_residual + float(r), self.kernel.verification.eom * float(scale)
+        o = self.coulomb.named(
+            t=inputs.t,
+            qm=inputs.q,
+            vm=inputs.v,
+            v=sol.v,
+            h=sol.h,
+            lam=sol.lam,
+            beta=beta,
+            applied=applied,
+        )
+        return sol.eom_residual + float(o["r_C"]), self.kernel.verification.eom * float(o["scale"])
 
     def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
         model = self.kernel.model
@@ -154,7 +167,7 @@ class FrictionFixedPoint(StepSolver):
         for k in range(self.settings.iterations):
             if k:
                 self.extra_solves += 1
-            sol = self.nlp.solve(inputs, start, friction_normal=normal)
+            sol = self.inner.solve(replace(inputs, friction_normal=normal), start)
             iters += max(sol.iterations, 0)
             spent += sol.solve_time
             if sol.failed:

@@ -19,8 +19,8 @@ from ..model.rotation import g_matrix
 from .config import Formulation, Friction
 from .elastic import elastic, gauss
 from .impacts import impact_set, induced
-from .kernel import StepKernel
-from .layout import Layout
+from .kernel import StepKernel, friction_coefficient
+from .layout import Layout, named_function
 
 
 @dataclass(frozen=True)
@@ -39,17 +39,20 @@ class NLPGraph:
     objective_scale: float  # c: the Gauss objective is c K^T M^-1 K
     row_scale: float  # rs: the rows in metres are multiplied by it
     rows: ca.Function  # (P, x) -> g
-    post: ca.Function  # (P, x, y, y_eq) -> q, v, lam, lam_eq, |eom|, comp, drift, friction, scale
-    lagrangian_gradient: ca.Function  # (P, x, lam_g) -> d/dx (f + lam_g^T g)
-    impacts: ca.Function  # (qm, vm, h) -> 1 on the impact set (step/impacts.py)
-    induced: ca.Function  # (lam, hit, released) -> 1 on the induced impacts (step/impacts.py)
+    #: (P, x, y, y_eq) -> q, v [eq. 22], lam, lam_eq, eom (|EoM residual|), comp, drift
+    #: (|p'p - 1|), friction (3, M), eom_scale (kernel.eom_scale), by name
+    post: ca.Function
+    lagrangian_gradient: ca.Function  # (P, x, lam_g) -> grad: d/dx (f + lam_g^T g)
+    impacts: ca.Function  # (qm, vm, h) -> hit: 1 on the impact set (step/impacts.py)
+    induced: ca.Function  # (lam, hit, released) -> induced: 1 on them (step/impacts.py)
     n_bodies: int
     n_v: int
 
-    def multipliers(self, lam_g: Any) -> tuple[Any, Any]:
-        """(contact rows' multipliers: gaps then restitution, equality rows' multipliers)."""
+    def multipliers(self, lam_g: Any) -> dict[str, Any]:
+        """post's inputs y (the contact rows' multipliers: gaps then restitution) and y_eq (the
+        equality rows')."""
         lay = self.layout_g
-        return lam_g[lay["gap"].start : lay["restitution"].stop], lam_g[lay["eq"]]
+        return {"y": lam_g[lay["gap"].start : lay["restitution"].stop], "y_eq": lam_g[lay["eq"]]}
 
     def cold_point(self, qm: np.ndarray, vm: np.ndarray) -> np.ndarray:
         """h = h_max and q_dot from the previous velocities; zero multipliers."""
@@ -122,11 +125,11 @@ class _Terms:
         self.lay_p, self.lay_x, self.lay_g = _layouts(m, mpcc)
         self.P = ca.SX.sym("P", self.lay_p.size)
         self.x = ca.SX.sym("x", self.lay_x.size)
-        self.t, self.qm, self.vm, self.use_curv, self.normal, self.applied = self.lay_p.split(
-            self.P
-        ).values()
-        parts = self.lay_x.split(self.x).values()
-        self.s, self.qd, self.z, self.sigma, self.lam, self.lam_eq = parts
+        p, x = self.lay_p.split(self.P), self.lay_x.split(self.x)
+        self.t, self.qm, self.vm, self.use_curv = p["t"], p["q"], p["v"], p["use_curvature"]
+        self.normal, self.applied = p["friction_normal"], p["applied"]
+        self.s, self.qd, self.z, self.sigma = x["s"], x["qd"], x["z"], x["sigma"]
+        self.lam, self.lam_eq = x["lam"], x["lam_eq"]
         self.h = h = self.s * h_max
         self.h_max = h_max
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
@@ -145,7 +148,7 @@ class _Terms:
         if kernel.vector:
             self.Phi_lin, self.G = kernel.vector_rows(qm, vm, h, v, self.use_curv)
         if kernel.has_soft:  # compliant rows a Phi + h Phi_v v - k lambda <= 0 (soft_terms)
-            self.k_soft = kernel.soft_terms(h)[1]
+            _, self.k_soft = kernel.soft_terms(h)
             lam = self.lam if mpcc else kernel.soft_spread(self.sigma)
             self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
         eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
@@ -168,12 +171,13 @@ def _friction(T: _Terms, m: Any, settings: Friction, f: ca.SX) -> tuple[ca.SX, c
     nc = m.n_gap
     qm, vm, v, h, c, normal = T.qm, T.vm, T.v, T.h, T.c, T.normal
     force, generalised = ca.SX(3, nc), ca.SX.zeros(m.n_v, 1)
-    D = m.slip(qm)
-    mu_k, mu_s = ca.DM(m.mu), ca.DM(m.mu_static)
-    for j in range(nc):
-        Dj = D[3 * j : 3 * j + 3, :]
-        slip_m = ca.norm_2(Dj @ vm)
-        g_j = ca.if_else(slip_m < settings.stick_speed, mu_s[j], mu_k[j]) * normal[j]
+    slip = m.slip(qm)
+    D = [slip[3 * j : 3 * j + 3, :] for j in range(nc)]
+    mu = friction_coefficient(
+        m, ca.vertcat(*(ca.norm_2(Dj @ vm) for Dj in D)), settings.stick_speed
+    )
+    for j, Dj in enumerate(D):
+        g_j = mu[j] * normal[j]
         u = Dj @ v
         norm = ca.sqrt(ca.dot(u, u) + settings.creep**2)
         f = f + (2 * c / h) * g_j * (norm - settings.creep)
@@ -195,7 +199,8 @@ def _rows(T: _Terms, m: Any, mpcc: bool, sigma: float) -> tuple[ca.SX, np.ndarra
         lbg.append(np.full(nc, -np.inf))
         ubg.append(np.full(nc, np.inf))
     if T.z.shape[0]:
-        g_parts.append(elastic(m, T.K, T.z, T.h, T.h_max)[1])
+        _, elastic_rows, _ = elastic(m, T.K, T.z, T.h, T.h_max)
+        g_parts.append(elastic_rows)
         lbg.append(np.zeros(T.z.shape[0]))
         ubg.append(np.zeros(T.z.shape[0]))
     if mpcc:
@@ -220,25 +225,28 @@ def _post(kernel: StepKernel, T: _Terms, mpcc: bool, fr_gen: ca.SX, fr_force: ca
         # the rows' multipliers, so the forces are lambda = h^2 y / (2c) (docs/FORMULATION.md 8)
         y = ca.SX.sym("y", nc + nr)
         y_eq = ca.SX.sym("y_eq", ne)
-        lam_gap = rs * h**2 * y[:nc] / (2 * c)
+        rows = Layout([("gap", nc), ("restitution", nr)]).split(y)  # as in `multipliers`
+        lam_gap = rs * h**2 * rows["gap"] / (2 * c)
         lam_out, lam_eq_out = lam_gap, rs * h**2 * y_eq / (2 * c)
         lam_gap_out = lam_gap
         comp_parts = [lam_gap * T.Phi_lin]
         if nr:  # a restitution row's force adds to its contact's normal force
-            lam_rest = h * y[nc:] / (2 * c)  # the row is in m/s: gradient Phi_v, not h Phi_v
+            lam_rest = h * rows["restitution"] / (2 * c)  # in m/s: gradient Phi_v, not h Phi_v
             lam_out = lam_gap + lam_rest
             comp_parts.append(lam_rest * T.rest)
-        mult_in = [y, y_eq]
+        mult_in = {"y": y, "y_eq": y_eq}
     else:
-        mult_in = [ca.SX.sym("unused_y", nc), ca.SX.sym("unused_y_eq", ne)]
+        mult_in = {"y": ca.SX.sym("unused_y", nc), "y_eq": ca.SX.sym("unused_y_eq", ne)}
     eom_res = T.K + T.Phi_v.T @ lam_out + T.Phi_eq_v.T @ lam_eq_out + fr_gen
     if kernel.vector:  # the gap rows' forces act along G, a restitution row's along Phi_v
         eom_res = eom_res + (T.G - T.Phi_v).T @ lam_gap_out
     eom_scale = kernel.eom_scale(T.M @ (T.v - T.vm) / h, T.K)
     q_new, drift = kernel.normalized(T.qm + h * T.qd)
     comp = ca.mmax(ca.fabs(ca.vertcat(*comp_parts))) if nc else ca.SX(0)
-    outputs = [q_new, T.v, lam_out, lam_eq_out, ca.norm_2(eom_res), comp, drift, fr_force]
-    return ca.Function("post", [T.P, T.x, *mult_in], [*outputs, eom_scale])
+    outputs = {"q": q_new, "v": T.v, "lam": lam_out, "lam_eq": lam_eq_out}
+    outputs.update(eom=ca.norm_2(eom_res), comp=comp, drift=drift, friction=fr_force)
+    outputs["eom_scale"] = eom_scale
+    return named_function("post", {"P": T.P, "x": T.x, **mult_in}, outputs)
 
 
 def build_graph(
@@ -266,6 +274,8 @@ def build_graph(
     rest = m.has_restitution  # else no rows to switch: empty outputs
     applied = T.applied if m.n_compliant else None
     impacts = impact_set(kernel, T.t, T.qm, T.vm, h, applied) if rest else 0
+    more = {"induced": induced(lam, hit, released, m.restitution) if rest else 0}
+    px, grad = {"P": T.P, "x": T.x}, ca.gradient(f + ca.dot(lam_g, g), T.x)
     return NLPGraph(
         x=T.x,
         p=T.P,
@@ -278,17 +288,11 @@ def build_graph(
         layout_g=T.lay_g,
         objective_scale=T.c,
         row_scale=T.rs,
-        rows=ca.Function("g", [T.P, T.x], [g]),
+        rows=named_function("g", px, {"g": g}),
         post=_post(kernel, T, mpcc, fr_gen, fr_force),
-        lagrangian_gradient=ca.Function(
-            "grad_L", [T.P, T.x, lam_g], [ca.gradient(f + ca.dot(lam_g, g), T.x)]
-        ),
-        impacts=ca.Function("impact_set", [T.P, h], [impacts]),
-        induced=ca.Function(
-            "induced",
-            [lam, hit, released],
-            [induced(lam, hit, released, m.restitution) if rest else 0],
-        ),
+        lagrangian_gradient=named_function("grad_L", {**px, "lam_g": lam_g}, {"grad": grad}),
+        impacts=named_function("impact_set", {"P": T.P, "h": h}, {"hit": impacts}),
+        induced=named_function("induced", {"lam": lam, "hit": hit, "released": released}, more),
         n_bodies=m.n_bodies,
         n_v=m.n_v,
     )

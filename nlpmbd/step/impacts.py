@@ -34,6 +34,10 @@ import numpy as np
 #: CLOSED_ABS metres where it has none): the gap row leaves a resting contact at ~0.
 CLOSED_REL = 1e-3
 CLOSED_ABS = 1e-9
+#: Solves of a step again without the gap rows of its induced impacts, the same on both paths
+#: (the NLP's loop, the QP's switches): a step with induced impacts left after them fails its
+#: checks, and the next solver (the QP's NLP fallback) or rung of the retry ladder takes it.
+RELEASE_ROUNDS = 1
 #: A gap row pushes when its force exceeds this fraction of the step's largest force (or of
 #: 1 N): an interior-point solver leaves ~1e-10 N on rows that are not active.
 PUSH_REL = 1e-6

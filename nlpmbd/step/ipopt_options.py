@@ -1,4 +1,5 @@
-"""IPOPT options given by the user, checked against IPOPT's own registry before anything runs.
+"""IPOPT options: the step NLP's own (STEP_BASE, STEP_WARM), and those given by the user,
+checked against IPOPT's own registry before anything runs.
 
 IPOPT documents every option it knows (name, integer/real/string, range, valid values) when
 asked with `print_options_documentation`; `registry` reads that once per process, from the
@@ -25,6 +26,28 @@ from ..validation import short_repr
 #: in the working directory, whose options bypass check_ipopt_options (its output_file writes
 #: a log anywhere); IPOPT documents an empty option_file_name as "disables reading".
 NO_OPTIONS_FILE = {"ipopt.option_file_name": ""}
+#: Options of every IPOPT solve of the step NLP (step/nlp.py); the user's `ipopt` options are
+#: applied on top.
+STEP_BASE = {
+    "print_time": False,
+    "error_on_fail": False,
+    "ipopt.print_level": 0,
+    "ipopt.sb": "yes",
+    "ipopt.mu_strategy": "adaptive",
+    "ipopt.max_iter": 300,
+    # IPOPT relaxes bounds by 1e-8 by default, which lets Phi_lin sit ~1e-10 m inside the
+    # obstacle and spoils complementarity (2e-8 -> 1e-11 N m); no iteration cost.
+    "ipopt.bound_relax_factor": 0.0,
+}
+#: A warm start keeps the previous point's multipliers and slacks (no push off the bounds).
+STEP_WARM = {
+    "ipopt.warm_start_init_point": "yes",
+    "ipopt.warm_start_bound_push": 1e-9,
+    "ipopt.warm_start_bound_frac": 1e-9,
+    "ipopt.warm_start_slack_bound_push": 1e-9,
+    "ipopt.warm_start_slack_bound_frac": 1e-9,
+    "ipopt.warm_start_mult_bound_push": 1e-9,
+}
 #: IPOPT stores integer options as C ints.
 INT_RANGE = (-(2**31), 2**31 - 1)
 

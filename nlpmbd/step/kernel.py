@@ -46,6 +46,22 @@ from .numeric import Numeric
 from .projection import GapProjection
 
 
+def friction_coefficient(model: SymbolicModel, slip_speed: Any, stick_speed: float) -> Any:
+    """mu_j of a step per contact (`slip_speed`: |D_j vm| per contact, m/s): static below
+    `stick_speed` of slip at the step's start, else kinetic. The one stick/slip switch of both
+    paths (the NLP's Tresca term and Coulomb check, the QP's friction bounds)."""
+    mu_k, mu_s = ca.DM(model.mu), ca.DM(model.mu_static)
+    return ca.if_else(slip_speed < stick_speed, mu_s, mu_k)
+
+
+def force_scale(inertia: Any, rest: Any) -> Any:
+    """The size of the forces at play (N), >= 1, from the inertia force M (v - vm) / h and the
+    other forces of the equations of motion: EoM residuals are tested relative to it (a 5000
+    rpm mechanism carries ~1e3 N, where 1e-8 N absolute is below what double precision
+    resolves)."""
+    return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
+
+
 class StepKernel:
     """Built once per simulation from the symbolic model; solvers build their graphs from it."""
 
@@ -93,7 +109,9 @@ class StepKernel:
                 "(their implicit internal forces are first order)"
             )
         q = ca.SX.sym("q", model.n_q)
-        self.penetration = ca.Function("penetration", [q], [self._penetration(q)])
+        self.penetration = ca.Function(
+            "penetration", [q], [self._penetration(q)], ["q"], ["fraction"]
+        )
         self._penetration_numeric = Numeric(self.penetration)
         #: gaps of SpringDamperContacts: compliant rows, no T2, not projected (soft_terms)
         self.soft = model.soft
@@ -160,7 +178,10 @@ class StepKernel:
         return ca.DM(S) @ values
 
     def _soft_scaled(self, phi: Any, h: Any) -> Any:
-        return self.soft_terms(h)[0] * phi if self.has_soft else phi
+        if not self.has_soft:
+            return phi
+        a, _ = self.soft_terms(h)
+        return a * phi
 
     def _rigid_only(self, T2: Any) -> Any:
         return ca.DM((~self.soft).astype(float)) * T2 if self.has_soft else T2
@@ -222,10 +243,8 @@ class StepKernel:
     # ---- acceptance ------------------------------------------------------------------------
     @staticmethod
     def eom_scale(inertia: Any, K: Any) -> Any:
-        """The size of the forces at play (N), >= 1, from the inertia force M (v - vm) / h and
-        K: EoM residuals are tested relative to it (a 5000 rpm mechanism carries ~1e3 N, where
-        1e-8 N absolute is below what double precision resolves)."""
-        return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(K - inertia))
+        """force_scale of a step whose EoM residual is K (inertia force included)."""
+        return force_scale(inertia, K - inertia)
 
     def accepts(self, viol: Any, eom: Any, eom_scale: Any, comp: Any, lam: Any) -> Any:
         """1 if a point solves the step (Verification), else 0; symbolic or numeric (floats and
@@ -256,4 +275,4 @@ class StepKernel:
 
     def penetration_fraction(self, q: np.ndarray) -> float:
         """max_j Phi_j(q) / c_j over the gaps that close a clearance (0 if none)."""
-        return float(self._penetration_numeric(q)[0])
+        return float(self._penetration_numeric.named(q=q)["fraction"])

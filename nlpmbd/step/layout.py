@@ -7,7 +7,7 @@ positions from a Layout, never from hand-counted offsets.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -62,3 +62,45 @@ class Layout:
             elif size:
                 raise ValueError(f"block {name!r} ({size} entries) is missing")
         return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def named_function(name: str, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> Any:
+    """A CasADi Function with named inputs and outputs, in the mappings' order: call it with a
+    dict (`f.call({...})` returns a dict), never by position."""
+    import casadi as ca
+
+    return ca.Function(name, list(inputs.values()), list(outputs.values()), [*inputs], [*outputs])
+
+
+def symbols_like(values: Mapping[str, Any]) -> dict[str, Any]:
+    """An MX symbol in the shape of each value (outputs that a `switch` keeps or recomputes)."""
+    import casadi as ca
+
+    return {k: ca.MX.sym(f"o_{k}", a.sparsity()) for k, a in values.items()}
+
+
+def switch(
+    name: str, inputs: Mapping[str, Any], outputs: Mapping[str, Any], taken: Mapping[str, Any]
+) -> Callable[[Any, Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]:
+    """A step that recomputes some outputs or keeps them: `outputs` are symbols of their values,
+    `taken` the recomputed ones, expressions of the symbols `inputs` and `outputs`. Returns
+    `call(condition, input values, output values)`: `taken` where the condition holds, else
+    the output values. Only the branch taken is evaluated (CasADi's Function.if_else, whose
+    inputs and outputs are positional: mapped to names here, once)."""
+    import casadi as ca
+
+    names = [*outputs]
+    ins = [*inputs.values(), *outputs.values()]
+    f = ca.Function.if_else(
+        name,
+        ca.Function(f"{name}_taken", ins, [taken[n] for n in names]),
+        ca.Function(f"{name}_kept", ins, [outputs[n] for n in names]),
+    )
+
+    def call(
+        condition: Any, input_values: Mapping[str, Any], output_values: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        args = [*(input_values[n] for n in inputs), *(output_values[n] for n in names)]
+        return dict(zip(names, f.call([condition, *args]), strict=True))
+
+    return call

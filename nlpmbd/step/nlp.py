@@ -10,7 +10,7 @@ of the implicit form are the v-space equations of motion (README, "Formulation")
 
 from __future__ import annotations
 
-import math
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +19,15 @@ import casadi as ca
 import numpy as np
 
 from ..errors import InputError
+from .adoption import adoption_function
 from .config import DEFAULT_FRICTION, Formulation, Friction
 from .flush import flushed
 from .graph import NLPGraph, build_graph
-from .ipopt_options import NO_OPTIONS_FILE
+from .impacts import RELEASE_ROUNDS
+from .ipopt_options import NO_OPTIONS_FILE, STEP_BASE, STEP_WARM
 from .kernel import StepKernel
 from .numeric import Numeric
-from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver
+from .solver import ACCEPTABLE, FAILED, SOLVED, StepInputs, StepSolution, StepSolver, finite
 
 #: IPOPT statuses that count as a solved step.
 _SOLVED = {"Solve_Succeeded": SOLVED, "Solved_To_Acceptable_Level": ACCEPTABLE}
@@ -35,27 +37,6 @@ _VERIFY = {
     "Maximum_Iterations_Exceeded",
     "Restoration_Failed",
     "Error_In_Step_Computation",
-}
-#: Options of every IPOPT solve; the user's `ipopt` options are applied on top.
-_IPOPT_BASE = {
-    "print_time": False,
-    "error_on_fail": False,
-    "ipopt.print_level": 0,
-    "ipopt.sb": "yes",
-    "ipopt.mu_strategy": "adaptive",
-    "ipopt.max_iter": 300,
-    # IPOPT relaxes bounds by 1e-8 by default, which lets Phi_lin sit ~1e-10 m inside the
-    # obstacle and spoils complementarity (2e-8 -> 1e-11 N m); no iteration cost.
-    "ipopt.bound_relax_factor": 0.0,
-}
-#: A warm start keeps the previous point's multipliers and slacks (no push off the bounds).
-_IPOPT_WARM = {
-    "ipopt.warm_start_init_point": "yes",
-    "ipopt.warm_start_bound_push": 1e-9,
-    "ipopt.warm_start_bound_frac": 1e-9,
-    "ipopt.warm_start_slack_bound_push": 1e-9,
-    "ipopt.warm_start_slack_bound_frac": 1e-9,
-    "ipopt.warm_start_mult_bound_push": 1e-9,
 }
 
 
@@ -70,18 +51,6 @@ class Start:
     @property
     def warm(self) -> bool:
         return self.lam_g is not None
-
-
-def _finite(*values: Any) -> bool:
-    """True when every number in `values` (floats, NumPy arrays) is finite. Their sum is finite
-    exactly then, unless it overflows (NaN and inf propagate, inf - inf is NaN): one cheap test
-    for the usual case."""
-    total = 0.0
-    for a in values:  # Python floats: ~10x faster than NumPy reductions on arrays this small
-        total += sum(a.ravel().tolist()) if isinstance(a, np.ndarray) else a
-    if math.isfinite(total):
-        return True
-    return all(np.all(np.isfinite(a)) for a in values)
 
 
 class NLPStep(StepSolver):
@@ -115,11 +84,11 @@ class NLPStep(StepSolver):
         self._post, self._rows = Numeric(g.post), Numeric(g.rows)  # no DM in the loop
         self._impacts, self._induced = Numeric(g.impacts), Numeric(g.induced)
         nlp = {"x": g.x, "p": g.p, "f": g.f, "g": g.g}
-        base = {**_IPOPT_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol, **NO_OPTIONS_FILE}
+        base = {**STEP_BASE, "ipopt.tol": tol, "ipopt.constr_viol_tol": tol, **NO_OPTIONS_FILE}
         user = {f"ipopt.{k}": val for k, val in (ipopt or {}).items()}
         try:
             self.solver_warm = ca.nlpsol(
-                "step_warm", "ipopt", nlp, {**base, **user, **_IPOPT_WARM, **user}
+                "step_warm", "ipopt", nlp, {**base, **user, **STEP_WARM, **user}
             )
             self.solver_cold = ca.nlpsol("step_cold", "ipopt", nlp, {**base, **user})
         except RuntimeError as err:
@@ -129,9 +98,7 @@ class NLPStep(StepSolver):
             ) from None
 
     # ---- data of one step ------------------------------------------------------------------
-    def parameters(
-        self, inputs: StepInputs, friction_normal: np.ndarray | None = None
-    ) -> np.ndarray:
+    def parameters(self, inputs: StepInputs) -> np.ndarray:
         """P for a step (layout `p`), its tiny numbers zero (flush.flushed)."""
         g, m = self.graph, self.kernel.model
         blocks: dict[str, Any] = {
@@ -141,9 +108,8 @@ class NLPStep(StepSolver):
             "use_curvature": 1.0 if inputs.curvature else 0.0,
         }
         if g.p.numel() and g.layout_p.sizes["friction_normal"]:
-            blocks["friction_normal"] = (
-                friction_normal if friction_normal is not None else np.zeros(m.n_gap)
-            )
+            normal = inputs.friction_normal
+            blocks["friction_normal"] = normal if normal is not None else np.zeros(m.n_gap)
         if g.layout_p.sizes["applied"]:
             blocks["applied"] = inputs.applied if inputs.applied is not None else np.zeros(m.n_v)
         return flushed(g.layout_p.stack(blocks))
@@ -159,7 +125,8 @@ class NLPStep(StepSolver):
     def impact_set(self, inputs: StepInputs) -> np.ndarray:
         """The contacts that obey Newton's impact law in this step (step/impacts.py), for a
         system with restitution."""
-        return np.ravel(self._impacts(self.parameters(inputs), inputs.h_hi)[0]) > 0.5
+        hit = self._impacts.named(P=self.parameters(inputs), h=inputs.h_hi)["hit"]
+        return np.ravel(hit) > 0.5
 
     def row_bounds(self, inputs: StepInputs, released: np.ndarray | None = None) -> np.ndarray:
         """Upper bounds of the rows for this step: the restitution rows (Phi_v v <= -e Phi_v vm)
@@ -178,35 +145,57 @@ class NLPStep(StepSolver):
         return np.asarray(self.graph.cold_point(inputs.q, inputs.v)).ravel()
 
     # ---- solving -------------------------------------------------------------------------------
-    def solve(
-        self,
-        inputs: StepInputs,
-        warm: StepSolution | None = None,
-        friction_normal: np.ndarray | None = None,
-    ) -> StepSolution:
-        """IPOPT from the previous step's point (warm) or from `cold_point`."""
+    def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
+        """IPOPT from the previous step's point (warm) or from `cold_point`; the friction
+        bounds' normal forces are inputs.friction_normal (step/friction.py; None: zeros)."""
         tic = time.perf_counter()
         start = None
         if warm is not None and warm.warm is not None and "x" in warm.warm:  # IPOPT's own
             start = Start(warm.warm["x"], warm.warm["lam_x"], warm.warm["lam_g"])
-        P = self.parameters(inputs, friction_normal)
+        P = self.parameters(inputs)
         return self._release_induced(
             P, inputs, self.run(P, inputs, start, self.row_bounds(inputs), tic), tic
         )
+
+    def adopt(self, inputs: StepInputs, other: StepSolution) -> StepSolution:
+        """A step taken at h = h_hi (the QP's) as this NLP's point (step/adoption.py): SOLVED
+        when it solves the NLP, else FAILED with IPOPT's start from it as `warm`."""
+        tic = time.perf_counter()
+        P, g = self.parameters(inputs), self.graph
+        o = self._adoption.named(P=P, h=other.h, v=other.v, lam=other.lam, lam_eq=other.lam_eq)
+        x, lam_g, dLds = np.ravel(o["x"]), np.ravel(o["lam_g"]), float(o["dLds"])
+        lam_x = np.zeros(g.layout_x.size)
+        lam_x[g.layout_x["s"]] = -dLds
+        post = {k: o[f"post_{k}"] for k in g.post.name_out()}
+        solved = (inputs.h_lo == inputs.h_hi or dLds <= 0.0) and self.accepts(o["viol"], post)
+        status, why = (SOLVED, "QP predictor") if solved else (FAILED, "QP point not a solution")
+        return self.solution(P, x, lam_x, lam_g, status, 0, why, time.perf_counter() - tic, post)
+
+    @functools.cached_property
+    def _adoption(self) -> Numeric:
+        return Numeric(adoption_function(self.graph, self.h_max))
 
     def _release_induced(
         self, P: np.ndarray, inputs: StepInputs, sol: StepSolution, tic: float
     ) -> StepSolution:
         """Solve again, without their gap rows, while open contacts outside the impact set are
-        stopped by them: induced impacts obey Newton's law in the next step (step/impacts.py)."""
+        stopped by them, at most RELEASE_ROUNDS times: induced impacts obey Newton's law in the
+        next step (step/impacts.py); any left after that fail the step."""
         m = self.kernel.model
         if not self.graph.layout_g.sizes["restitution"]:
             return sol
         hit, released = self.impact_set(inputs), np.zeros(m.n_gap, dtype=bool)
         iterations = sol.iterations
-        while not sol.failed and sol.warm is not None:
-            more = np.ravel(self._induced(sol.lam, hit, released)[0]) > 0.5
+        for k in range(RELEASE_ROUNDS + 1):
+            if sol.failed or sol.warm is None:
+                break
+            found = self._induced.named(lam=sol.lam, hit=hit, released=released)["induced"]
+            more = np.ravel(found) > 0.5
             if not more.any():
+                break
+            if k == RELEASE_ROUNDS:
+                sol.status = FAILED
+                sol.return_status = f"{sol.return_status}; induced impacts after {k} releases"
                 break
             released |= more
             start = Start(sol.warm["x"], sol.warm["lam_x"], sol.warm["lam_g"])
@@ -234,7 +223,7 @@ class NLPStep(StepSolver):
         lam_g = np.asarray(sol["lam_g"]).ravel()
         return_status = stats.get("return_status", "unknown")
         status = _SOLVED.get(return_status, FAILED)
-        out = self._post(P, x, *self.graph.multipliers(lam_g))
+        out = self._post.named(P=P, x=x, **self.graph.multipliers(lam_g))
         if return_status in _VERIFY:
             # IPOPT could not meet its own scaled test, but the point may still solve the step:
             # accept it only if our unscaled checks hold (constraints, EoM, complementarity).
@@ -247,13 +236,20 @@ class NLPStep(StepSolver):
             step.status, step.return_status = FAILED, f"{return_status}, unscaled checks failed"
         return step
 
-    def verified(self, P: np.ndarray, x: np.ndarray, out: list, ubg: np.ndarray) -> bool:
+    def verified(self, P: np.ndarray, x: np.ndarray, out: dict, ubg: np.ndarray) -> bool:
         """The kernel's acceptance test of an IPOPT point (unscaled, Verification); `out`: the
-        graph's post outputs at it."""
+        graph's post outputs at it (NLPGraph.post)."""
         g = self.graph
-        rows = np.ravel(self._rows(P, x)[0])
+        rows = np.ravel(self._rows.named(P=P, x=x)["g"])
         viol = np.max(np.maximum(rows - ubg, g.lbg - rows), initial=0.0) / g.row_scale
-        return bool(float(self.kernel.accepts(viol, out[4], out[8], out[5], np.ravel(out[2]))))
+        return self.accepts(viol, out)
+
+    def accepts(self, viol: float, out: dict) -> bool:
+        """The kernel's acceptance test of a point with constraint violation `viol` (m) and post
+        outputs `out` (NLPGraph.post)."""
+        k = self.kernel
+        lam = np.ravel(out["lam"])
+        return bool(float(k.accepts(viol, out["eom"], out["eom_scale"], out["comp"], lam)))
 
     def solution(
         self,
@@ -265,25 +261,25 @@ class NLPStep(StepSolver):
         iters: int,
         return_status: str,
         elapsed: float,
-        out: list | None = None,
+        out: dict | None = None,
     ) -> StepSolution:
         """The StepSolution of an NLP point (`out`: the graph's post outputs, if known)."""
         g = self.graph
         if out is None:
-            out = self._post(P, x, *g.multipliers(lam_g))
-        q, v, lam, lam_eq = (np.asarray(a).ravel() for a in out[:4])
-        friction = np.asarray(out[7]).reshape(3, -1)
-        eom, comp, drift = float(out[4]), float(out[5]), float(out[6])
+            out = self._post.named(P=P, x=x, **g.multipliers(lam_g))
+        q, v, lam, lam_eq = (np.asarray(out[k]).ravel() for k in ("q", "v", "lam", "lam_eq"))
+        friction = np.asarray(out["friction"]).reshape(3, -1)
+        eom, comp, drift = float(out["eom"]), float(out["comp"]), float(out["drift"])
         # inf <= inf passes the tolerance tests: a non-finite state, force or residual (e.g.
         # overflow with a mass of 1e300) is a failed step, never an acceptable one
-        if status != FAILED and not _finite(q, v, lam, lam_eq, eom, comp, drift):
+        if status != FAILED and not finite(q, v, lam, lam_eq, eom, comp, drift):
             values = {"state": (q, v), "forces": (lam, lam_eq), "EoM residual": (eom,)}
             values.update({"complementarity": (comp,), "|p'p-1|": (drift,)})
-            bad = [name for name, parts in values.items() if not _finite(*parts)]
+            bad = [name for name, parts in values.items() if not finite(*parts)]
             status = FAILED
             return_status = f"{return_status} with a non-finite {bad[0]}"
         return StepSolution(
-            h=float(x[g.layout_x["s"]][0] * self.h_max),
+            h=float(x[g.layout_x["s"]].item() * self.h_max),
             q=q,
             v=v,
             lam=lam,

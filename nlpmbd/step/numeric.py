@@ -33,6 +33,7 @@ class Numeric:
         for i, a in enumerate(self._out):
             self._buffer.set_res(i, memoryview(a))  # type: ignore[arg-type]
         self._shapes = [f.size_out(i) for i in range(n_out)]
+        self._names_in, self._names_out = f.name_in(), f.name_out()
         # dense positions (column-major) of each output's nonzeros
         self._where = [np.array(f.sparsity_out(i).find(), dtype=int) for i in range(n_out)]
 
@@ -43,6 +44,11 @@ class Numeric:
         if self._buffer.ret() != 0:
             raise RuntimeError(f"evaluation of {self.f.name()} failed")
         return [self._result(k) for k in range(len(self._out))]
+
+    def named(self, **inputs: Any) -> dict[str, Any]:
+        """f with its inputs given by name; its outputs by name (f's own names)."""
+        values = self(*(inputs[name] for name in self._names_in))
+        return dict(zip(self._names_out, values, strict=True))
 
     def _result(self, k: int) -> Any:
         rows, cols = self._shapes[k]

@@ -62,6 +62,12 @@ def _rows(f: ca.Function, nq: int, rows: np.ndarray | None) -> ca.Function:
     return ca.Function(f.name(), [q], [f(q)[rows.tolist(), :]])
 
 
+def _moved(q: Any, dx: Any, n_rigid: int) -> Any:
+    """q moved by dx (model/kinematics.py, advance; its drift is not needed here)."""
+    q_new, _ = advance(q, dx, n_rigid=n_rigid)
+    return q_new
+
+
 class GapProjection:
     """Built once per simulation (by the StepKernel); `apply` corrects one configuration.
     `gauss_newton` is the fast path as one CasADi Function (the QP fast path evaluates it inside
@@ -77,10 +83,10 @@ class GapProjection:
         N, nc, ne, nv = model.n_bodies, phi.numel_out(0), model.n_eq, model.n_v
         q, t = ca.MX.sym("q", model.n_q), ca.MX.sym("t")
         dx = ca.MX.sym("dx", nv)
-        self._move = ca.Function("move", [q, dx], [advance(q, dx, n_rigid=N)[0]])
+        self._move = ca.Function("move", [q, dx], [_moved(q, dx, N)])
         lba = ca.vertcat(-ca.inf * ca.DM.ones(nc), ca.DM.zeros(ne))
         # in u = R dx (M = R^T R): H = I, whose factorisation by DAQP is trivial
-        R_inv = mass_factor(model.M, 6 * N)[1]
+        _, R_inv = mass_factor(model.M, 6 * N)
         A = ca.vertcat(phi_v(q), model.Phi_eq_v(q, t)) @ R_inv
         qp = ca.conic(
             "gap_projection", "daqp", {"h": ca.DM.eye(nv).sparsity(), "a": A.sparsity()}, _QP
@@ -98,7 +104,7 @@ class GapProjection:
         # costs nothing once the gaps are within tolerance
         iterate = ca.Function.if_else(
             "gauss_newton_iteration",
-            ca.Function("gn", [q, t], [advance(q, clearance * R_inv @ sol["x"], n_rigid=N)[0]]),
+            ca.Function("gn", [q, t], [_moved(q, clearance * R_inv @ sol["x"], N)]),
             ca.Function("keep", [q, t], [q]),
         )
         qk, n_qp = q, ca.MX(0)
@@ -118,7 +124,7 @@ class GapProjection:
             "p": ca.vertcat(qs, ts),
             "f": 0.5 * ca.dot(dxs, ca.DM(model.M) @ dxs),
             "g": ca.vertcat(
-                phi(advance(qs, clearance * dxs, n_rigid=N)[0]) / clearance,
+                phi(_moved(qs, clearance * dxs, N)) / clearance,
                 model.Phi_eq_v(qs, ts) @ dxs,
             ),
         }
@@ -131,7 +137,8 @@ class GapProjection:
 
     def apply(self, q: np.ndarray, t: float) -> tuple[np.ndarray, bool]:
         """Return (corrected q, success). Does nothing when no gap is violated."""
-        q1, ok, _ = self.gauss_newton(q, t)
+        gn = self.gauss_newton(q=q, t=t)
+        q1, ok = gn["q_new"], gn["ok"]
         if float(ok):
             return np.asarray(q1).ravel(), True
         self.nlp_solves += 1

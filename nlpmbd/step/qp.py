@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from typing import Any
 
 import casadi as ca
@@ -18,7 +19,9 @@ import numpy as np
 
 from .config import DEFAULT_FRICTION, Friction, QPPlugin
 from .kernel import StepKernel
-from .qp_graph import ATTEMPT_OUT, attempt_function
+from .layout import named_function, switch, symbols_like
+from .numeric import Numeric
+from .qp_graph import attempt_function
 from .quiet import quiet_for, silent_stdout
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
@@ -44,6 +47,9 @@ def extrapolate(lam: Any, lam1: Any, lam2: Any) -> Any:
     return 3 * lam - 3 * lam1 + lam2
 
 
+#: The attempt's outputs a StepSolution takes as q, v, lam, lam_eq.
+_STATE_FORCES = ("q_new", "v_new", "lam", "lam_eq")
+
 #: The backup attempt's friction rounds, in units of the first attempt's (QPStep._backup_attempt).
 BACKUP_ROUNDS = 5
 
@@ -68,6 +74,8 @@ class QPStep(StepSolver):
         self.backup_solves = 0
         self._settings = (friction, rounds, whole)
         self.attempt = attempt_function(kernel, plugin, *self._settings)
+        with silent_stdout():  # its memory: qpOASES prints a licence banner for each new one
+            self._attempt = Numeric(self.attempt)  # NumPy in and out, no DM (the predictor's)
 
     def counters(self) -> dict[str, int]:
         return {"qp_backup_solves": self.backup_solves}
@@ -96,45 +104,40 @@ class QPStep(StepSolver):
         k, m = self.kernel, self.kernel.model
         t, h, normal = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("normal", m.n_gap)
         q, v, applied = ca.MX.sym("q", m.n_q), ca.MX.sym("v", m.n_v), ca.MX.sym("applied", m.n_v)
-        first = self.attempt.call([t, q, v, h, k.use, applied, normal])
-        out, n_qp, guarded = list(first), ca.MX(1), ca.MX(0)
+        step = {"t": t, "q": q, "v": v, "h": h, "applied": applied, "normal": normal}
+        out = self.attempt.call({**step, "use_curvature": k.use})
+        n_qp, guarded = ca.MX(1), ca.MX(0)
         if k.uses_curvature:
-            out, guarded = self._guard([t, q, v, h], [applied, normal], first)
+            out, guarded = self._guard(step, out)
             n_qp = n_qp + guarded
-        q_raw = out[0]
+        q_raw = out["q_new"]
         gap_raw = ca.mmax(ca.vertcat(-ca.inf, m.Phi(q_raw))) if m.n_gap else ca.MX(0)
-        q_fin, proj_ok, n_proj = q_raw, ca.MX(1), ca.MX(0)
+        projected = {"q_new": q_raw, "ok": ca.MX(1), "n_qp": ca.MX(0)}
         if k.projection is not None:
-            q_fin, proj_ok, n_proj = k.projection.gauss_newton.call([q_raw, t + h])
-        names = ["q_new", *ATTEMPT_OUT[1:7], "q_raw", "gap_raw", "n_qp", "qp_ok", "projection_ok"]
-        return ca.Function(
-            "qp_step",
-            [t, q, v, h, normal, applied],
-            [q_fin, *out[1:7], q_raw, gap_raw, n_qp + n_proj, out[7], proj_ok, out[8], guarded],
-            ["t", "q", "v", "h", "normal", "applied"],
-            [*names, "friction", "guarded"],
-        )
+            projected = k.projection.gauss_newton.call({"q": q_raw, "t": t + h})
+        outputs = {"q_new": projected["q_new"]}
+        outputs.update({n: out[n] for n in ("v_new", "lam", "lam_eq", "eom", "comp", "drift")})
+        outputs.update(q_raw=q_raw, gap_raw=gap_raw, n_qp=n_qp + projected["n_qp"])
+        outputs.update(qp_ok=out["ok"], projection_ok=projected["ok"], friction=out["friction"])
+        outputs["guarded"] = guarded
+        ins = {n: step[n] for n in ("t", "q", "v", "h", "normal", "applied")}
+        return named_function("qp_step", ins, outputs)
 
-    def _guard(self, args: list, rest: list, first: list) -> tuple[list, ca.MX]:
+    def _guard(self, step: dict, first: dict) -> tuple[dict, ca.MX]:
         """The curvature guard as a switch: CasADi's Function.if_else evaluates only the branch
         taken, so the second QP runs only when the guard fires (an MX if_else with
         short-circuit costs ~50x more)."""
         pen = self.kernel.penetration
-        outs = [ca.MX.sym(f"o{k}", a.sparsity()) for k, a in enumerate(first)]
-        plain = self.attempt.call([*args, 0.0, *rest])
+        outs = symbols_like(first)
+        plain = self.attempt.call({**step, "use_curvature": 0.0})
         # the re-solve is kept if it passes its checks and the first failed them or penetrates
         # more (the NLP path's guard and the last rung of its retry ladder)
-        less = pen(plain[0]) < pen(outs[0])
-        better = (plain[7] > 0) * ca.logic_or(outs[7] == 0, less)
-        chosen = [ca.if_else(better, b, a) for a, b in zip(outs, plain, strict=True)]
-        inputs = [*args, *rest, *outs]
-        guard = ca.Function.if_else(
-            "curvature_guard",
-            ca.Function("resolve", inputs, chosen),
-            ca.Function("keep", inputs, outs),  # a worse re-solve changes nothing
-        )
-        redo = ca.logic_or(pen(first[0]) > self.kernel.curvature_guard, first[7] == 0)
-        return guard.call([redo, *args, *rest, *first]), redo
+        less = pen(plain["q_new"]) < pen(outs["q_new"])
+        better = (plain["ok"] > 0) * ca.logic_or(outs["ok"] == 0, less)
+        chosen = {k: ca.if_else(better, plain[k], a) for k, a in outs.items()}
+        guard = switch("curvature_guard", step, outs, chosen)  # a worse re-solve changes nothing
+        redo = ca.logic_or(pen(first["q_new"]) > self.kernel.curvature_guard, first["ok"] == 0)
+        return guard(redo, step, first), redo
 
     # ---- the StepSolver interface (Python loop: step-size controller, failed chunk steps) ----
     def solve(self, inputs: StepInputs, warm: StepSolution | None = None) -> StepSolution:
@@ -146,47 +149,40 @@ class QPStep(StepSolver):
         normal = np.maximum(extrapolate(*history), 0.0)
         use = self.kernel.use if inputs.curvature else 0.0
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
-        args = (inputs.t, inputs.q, inputs.v, inputs.h_hi, use, applied, normal)
+        args = {"t": inputs.t, "q": inputs.q, "v": inputs.v, "h": inputs.h_hi}
+        args.update(use_curvature=use, applied=applied, normal=normal)
         with quiet_for(self.plugin):
-            out, ok = self._try(self.attempt, args)
+            out, ok = self._try(self._attempt.named, args)
         if not ok and self.backup is not None:
             with silent_stdout():
                 out, ok = self._try(self._backup_attempt, args)
             self.backup_solves += 1
-        q, v, lam, lam_eq = (np.asarray(a, dtype=float).ravel() for a in out[:4])
+        q, v, lam, lam_eq = (np.asarray(out[k], dtype=float).ravel() for k in _STATE_FORCES)
         return StepSolution(
             h=float(inputs.h_hi),
             q=q,
             v=v,
             lam=lam,
             lam_eq=lam_eq,
-            eom_residual=float(out[4]),
-            comp_residual=float(out[5]),
-            norm_drift=float(out[6]),
+            eom_residual=float(out["eom"]),
+            comp_residual=float(out["comp"]),
+            norm_drift=float(out["drift"]),
             status=SOLVED if ok else FAILED,
             iterations=1,
             solve_time=time.perf_counter() - tic,
             return_status="QP solved" if ok else "QP failed",
             warm={"lam": lam, "lam1": history[0], "lam2": history[1]},
-            friction=np.asarray(out[8], dtype=float).reshape(3, nc),
+            friction=np.asarray(out["friction"], dtype=float).reshape(3, nc),
         )
 
-    def _try(self, attempt: ca.Function, args: tuple) -> tuple[list, bool]:
+    def _try(self, attempt: Callable[..., Any], args: dict) -> tuple[dict, bool]:
         try:
-            out = attempt(*args)
-            return out, bool(float(out[7]))
+            out = attempt(**args)
+            return out, bool(float(out["ok"]))
         except RuntimeError:  # CasADi rejects the QP outright (e.g. NaN bounds)
             m, nan = self.kernel.model, np.nan
-            lam, lam_eq, q, v = np.full(m.n_gap, nan), np.full(m.n_eq, nan), args[1], args[2]
-            return [
-                q * nan,
-                v * nan,
-                lam,
-                lam_eq,
-                nan,
-                nan,
-                nan,
-                0.0,
-                np.full((3, m.n_gap), nan),
-                0.0,
-            ], False
+            failed = {"q_new": args["q"] * nan, "v_new": args["v"] * nan}
+            failed.update(lam=np.full(m.n_gap, nan), lam_eq=np.full(m.n_eq, nan))
+            failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0)
+            failed["friction"] = np.full((3, m.n_gap), nan)
+            return failed, False

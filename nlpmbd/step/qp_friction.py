@@ -11,6 +11,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from .layout import Layout
 from .qp_cone import Cone
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
@@ -70,25 +71,25 @@ class Tangential:
     def _of_spatial(self, a: Any) -> Any:
         return ca.vertcat(*[a[j] for j in self.spatial])
 
-    def extend(self, qp: tuple, h: Any, bound: Any, objective: Any) -> tuple[Any, ...]:
-        """The QP's (H, g, lbx, ubx, A, lba, uba) with friction's: the split variables' cost
-        h g_j per unit and bounds (split_bounds), the split rows, equalities = 0; the polygons'
-        s_j and rows (Cone.bounds), and their slip curvature (Cone.curvature) in H, in the
-        objective's unknowns u (v = T u)."""
+    def extend(self, qp: dict, h: Any, bound: Any, objective: Any) -> dict:
+        """The QP's H, g, lbx, ubx, A, lba, uba (by name) with friction's: the split variables'
+        cost h g_j per unit and bounds (split_bounds), the split rows, equalities = 0; the
+        polygons' s_j and rows (Cone.bounds), and their slip curvature (Cone.curvature) in H,
+        in the objective's unknowns u (v = T u)."""
         zero = ca.DM.zeros(len(self.planar))
         lo, up = split_bounds(self._per_tangent(bound, 1))
-        extra = [self._per_tangent(h * bound, 2), lo, up, self.A, zero, zero]
-        H = qp[0]
+        extra = {"g": self._per_tangent(h * bound, 2), "lbx": lo, "ubx": up, "A": self.A}
+        extra.update(lba=zero, uba=zero)
+        H = qp["H"]
         if self.cone is not None:
             spatial = self._of_spatial(bound)
             g, lbx, ubx, lba, uba = self.cone.bounds(h, spatial)
-            for i, part in zip((0, 1, 2, 4, 5), (g, lbx, ubx, lba, uba), strict=True):
-                extra[i] = ca.vertcat(extra[i], part)
+            cone = {"g": g, "lbx": lbx, "ubx": ubx, "lba": lba, "uba": uba}
+            extra.update({k: ca.vertcat(extra[k], part) for k, part in cone.items()})
             T = objective.velocities(ca.DM.eye(self.A.shape[1] - self.nw))
             curvature = T.T @ self.cone.curvature(h, spatial) @ T
             H = H + ca.diagcat(curvature, ca.DM(self.nw, self.nw))
-        parts = (ca.vertcat(a, b) for a, b in zip(qp[1:], extra, strict=True))
-        return (H, *parts)
+        return {"H": H, **{k: ca.vertcat(qp[k], part) for k, part in extra.items()}}
 
     def active_start(self, stick_speed: float) -> Any:
         """qrqp's initial active set for w (lam_x0): no slip (p = n = 0); s_j = 0 for a spatial
@@ -102,7 +103,10 @@ class Tangential:
         """The multipliers of the split rows, the same per planar contact, and those of the
         polygons' rows."""
         n = len(self.planar)
-        y_p, y_s = (y, None) if self.cone is None else (y[:n], y[n:])
+        if self.cone is None:
+            return y, [y[i : i + 1] for i in range(n)], None
+        parts = Layout([("split", n), ("cone", self.cone.n * self.cone.rows_per_contact)])
+        y_p, y_s = (y[s] for s in parts.slices.values())
         return y_p, [y_p[i : i + 1] for i in range(n)], y_s
 
     def forces(self, y: Any, bound: Any, bias: Any, v_new: Any, h: Any) -> tuple[Any, Any, Any]:

@@ -36,13 +36,14 @@ import numpy as np
 
 from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
-from .impacts import impact_set, induced
-from .kernel import StepKernel
+from .impacts import RELEASE_ROUNDS, impact_set, induced
+from .kernel import StepKernel, friction_coefficient
+from .layout import Layout, named_function, switch, symbols_like
 from .qp_cone import Cone
-from .qp_forces import Forces
+from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective, SoftSlacks
-from .qp_rounds import fixed_point, switch, symbols
+from .qp_rounds import fixed_point
 from .quiet import silent_stdout
 from .verlet import two_stage
 
@@ -54,7 +55,7 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
     "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12}},  # default tolerances 1e-6
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
 }
-#: Outputs of `attempt`, in order (friction: (3, M) friction force on each contact's moving body).
+#: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
     "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled"
 )  # fmt: skip
@@ -90,68 +91,70 @@ def attempt_function(
     args, normal = _step_symbols(m), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
     if m.has_friction:
-        out = fixed_point(at, args, normal, rounds, len(ATTEMPT_OUT), m)
+        out = fixed_point(at, args, normal, rounds, m)
     else:
-        out = at.call([*args, ca.MX.zeros(m.n_gap), ca.DM.zeros(at.sparsity_in(7).shape)])
-    out = out[: len(ATTEMPT_OUT)]
-    names = ["t", "q", "v", "h", "use_curvature", "applied", "normal"]
-    f = ca.Function("qp_attempt", [*args, normal], out, names, list(ATTEMPT_OUT))
+        no_fdirs = ca.DM.zeros(at.sparsity_in("fdirs").shape)
+        out = at.call({**args, "normal": ca.MX.zeros(m.n_gap), "fdirs": no_fdirs})
+    outputs = {k: out[k] for k in ATTEMPT_OUT}
+    f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     return two_stage(kernel, f) if kernel.verlet and whole else f
 
 
-def _friction_symbols(m: Any) -> list:
+def _friction_symbols(m: Any) -> dict:
     """normal (the friction bounds' normal forces), fdirs (friction polygons, step/qp_cone.py)."""
     rows = 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
-    return [ca.MX.sym("normal", m.n_gap), ca.MX.sym("fdirs", rows, Cone.columns)]
+    return {"normal": ca.MX.sym("normal", m.n_gap), "fdirs": ca.MX.sym("fdirs", rows, Cone.columns)}
 
 
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal, fdirs) -> ATTEMPT_OUT, fdirs: one QP, and with
-    restitution a second one that releases the gap rows of induced impacts (step/impacts.py); a
-    second round of them fails the step's checks (the NLP path takes it)."""
+    """(t, q, v, h, use, applied, normal, fdirs) -> ATTEMPT_OUT, fdirs_next: one QP, and with
+    restitution up to RELEASE_ROUNDS more, each releasing the gap rows of the induced impacts
+    found so far (step/impacts.py); induced impacts left after them fail the step's checks."""
     m = kernel.model
-    args = _step_symbols(m) + _friction_symbols(m)
-    out = one.call([*args, ca.MX.zeros(m.n_gap)])
+    args = {**_step_symbols(m), **_friction_symbols(m)}
+    out = one.call({**args, "released": ca.MX.zeros(m.n_gap)})
+    for k in range(RELEASE_ROUNDS if m.has_restitution else 0):
+        more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
+        syms = symbols_like(out)
+        again = one.call({**args, "released": syms["released_next"]})
+        out = switch(f"release_induced_{k}", args, syms, again)(more, args, out)
     if m.has_restitution:
-        syms = symbols(out)
-        again = switch("release_induced", [*args, *syms], one.call([*args, syms[-1]]), syms)
-        out = again.call([ca.mmax(ca.vertcat(0, out[-1])), *args, *out])
-        out[7] = out[7] * (ca.mmax(ca.vertcat(0, out[-1] - out[-2])) == 0)
-    return ca.Function("qp_released", args, out[: len(ATTEMPT_OUT) + 1])
+        more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
+        out["ok"] = out["ok"] * (more == 0)
+    return named_function("qp_released", args, {k: out[k] for k in (*ATTEMPT_OUT, "fdirs_next")})
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
-    """(t, q, v, h, use, applied, normal, fdirs, released) -> the outputs of `one`: with the
+    """`one` (t, q, v, h, use, applied, normal, fdirs, released, cuts) without `cuts`: with the
     vector linearisation, the QP again with a cut wherever its solution leaves a radial gap's
     disc, at most N_CUTS times (step/cuts.py)."""
     if not kernel.vector:
         return one
     m = kernel.model
-    args = _step_symbols(m) + _friction_symbols(m) + [ca.MX.sym("released", m.n_gap)]
+    args = {**_step_symbols(m), **_friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
     dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
-    out = one.call([*args, dirs])
-    q, v, h, use = args[1:5]
+    out = one.call({**args, "cuts": dirs})
+    q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
     drift = kernel.offset_drift(q, v, h, use)
-    cuts = Cuts(m, q, h, args[-1], drift, lambda v_new: kernel.update(q, v_new, h)[0], use)
+
+    def moved(v_new: Any) -> Any:
+        q_new, _ = kernel.update(q, v_new, h)
+        return q_new
+
+    cuts = Cuts(m, q, h, args["released"], drift, moved, use)
     for k in range(N_CUTS):
-        dirs, need = cuts.next(out[1], dirs, k)
+        dirs, need = cuts.next(out["v_new"], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
-        syms, d = symbols(out), ca.MX.sym("d", dirs.shape)
-        again = switch(f"cut_{k}", [*args, d, *syms], one.call([*args, d]), syms)
-        out = again.call([need, *args, dirs, *out])
-    return ca.Function("qp_cut", args, out)
+        syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
+        again = switch(f"cut_{k}", {**args, "cuts": d}, syms, one.call({**args, "cuts": d}))
+        out = again(need, {**args, "cuts": dirs}, out)
+    return named_function("qp_cut", args, out)
 
 
-def _step_symbols(m: Any) -> list:
+def _step_symbols(m: Any) -> dict:
     """t, q, v, h, use_curvature, applied."""
-    return [
-        ca.MX.sym("t"),
-        ca.MX.sym("q", m.n_q),
-        ca.MX.sym("v", m.n_v),
-        ca.MX.sym("h"),
-        ca.MX.sym("use_curvature"),
-        ca.MX.sym("applied", m.n_v),
-    ]
+    sizes = {"t": 1, "q": m.n_q, "v": m.n_v, "h": 1, "use_curvature": 1, "applied": m.n_v}
+    return {name: ca.MX.sym(name, n) for name, n in sizes.items()}
 
 
 class _Rows:
@@ -160,13 +163,13 @@ class _Rows:
     set (off elsewhere), with friction the slip split rows p - n (step/qp_friction.py)."""
 
     def __init__(
-        self, k: StepKernel, args: list, phi: Any, released: Any, dirs: Any = None
+        self, k: StepKernel, args: dict, phi: Any, released: Any, dirs: Any = None
     ) -> None:
-        t, q, v, h = args[:4]
+        t, q, v, h, use = (args[n] for n in ("t", "q", "v", "h", "use_curvature"))
         m = k.model
         nc = m.n_gap
         self.Phi_v = Phi_v = m.Phi_v(q)
-        self.eq_rhs = -(k.equality_bound(q, t, v, h, args[4]) / h + m.Phi_eq_t(q, t))
+        self.eq_rhs = -(k.equality_bound(q, t, v, h, use) / h + m.Phi_eq_t(q, t))
         inf = ca.inf * ca.DM.ones(nc)
         self.restitution = m.has_restitution
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
@@ -174,20 +177,25 @@ class _Rows:
         A = [m.Phi_eq_v(q, t), Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:
-            self.hit = impact_set(k, t, q, v, h, args[5])
+            self.hit = impact_set(k, t, q, v, h, args["applied"])
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
-        self.cut_start = sum(a.shape[0] for a in A)
-        drift = k.offset_drift(q, v, h, args[4]) if k.vector else None
-        self.cuts = Cuts(m, q, h, released, drift, use=args[4]) if k.vector else None
+        drift = k.offset_drift(q, v, h, use) if k.vector else None
+        self.cuts = Cuts(m, q, h, released, drift, use=use) if k.vector else None
+        n_cut = 0
         if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
             self.cut = self.cuts.rows(dirs)
-            A.append(self.cut[0])
-            lba.append(-ca.inf * ca.DM.ones(self.cut[0].shape[0]))
-            uba.append(self.cut[1])
+            A_cut, b_cut, _ = self.cut
+            n_cut = A_cut.shape[0]
+            A.append(A_cut)
+            lba.append(-ca.inf * ca.DM.ones(n_cut))
+            uba.append(b_cut)
         self.A, self.lba, self.uba = ca.vertcat(*A), ca.vertcat(*lba), ca.vertcat(*uba)
-        self.n_contact = self.A.shape[0]  # rows before the friction rows
+        #: the rows' blocks, in the order of their multipliers (the friction rows follow)
+        rest = nc if self.restitution else 0
+        self.layout = Layout([("eq", m.n_eq), ("gap", nc), ("restitution", rest), ("cuts", n_cut)])
+        self.n_contact = self.layout.size  # rows before the friction rows
 
     def newton(self, v_new: Any) -> Any:
         """Phi_v v + e Phi_v vm on the impact set (m/s; <= 0 when Newton's law holds), else 0."""
@@ -196,53 +204,69 @@ class _Rows:
         return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
+def _solve(
+    k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any
+) -> tuple[dict, dict, SoftSlacks]:
+    """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
+    the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
+    friction, soft and its multipliers / h of the contact and friction rows, by name; the
+    slacks."""
+    nv, h, (plugin, friction) = k.model.n_v, obj.h, solver
+    nw = fr.nw if fr is not None else 0
+    qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
+    qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
+    if fr is not None:
+        qp = fr.extend(qp, h, bound, obj)
+    soft = SoftSlacks(k, h, qp["A"].shape[0], k.model.n_eq)
+    qp = soft.extend(qp)  # SpringDamperContacts' slacks
+    qp["A"] = obj.unscale(qp["A"], nw + soft.n)  # the friction rows too
+    H, A = qp["H"], qp["A"]
+    solve = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
+    # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
+    # matrix at once where no ideal joint fixes a slip direction already
+    start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
+    args = {"lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"], "ubx": qp["ubx"]}
+    sol = solve(h=H, g=qp["g"], a=A, **args, lam_x0=lam_x0)
+    x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
+    y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
+    return x, {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}, soft
+
+
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     """One QP: (t, q, v, h, use, applied, normal, fdirs, released[, cuts]) -> ATTEMPT_OUT,
-    fdirs of the next round (step/qp_cone.py), released, released + the contacts of induced
-    impacts (step/impacts.py)."""
+    fdirs_next (the next round's polygons, step/qp_cone.py), released_before (the input) and
+    released_next (with the contacts of induced impacts, step/impacts.py)."""
     k, m = kernel, kernel.model
-    nc, ne, nv = m.n_gap, m.n_eq, m.n_v
+    nc, nv = m.n_gap, m.n_v
     args = _step_symbols(m)
-    t, q, v, h, use, applied = args
-    (normal, state), released = _friction_symbols(m), ca.MX.sym("released", nc)
+    q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
+    fs, released = _friction_symbols(m), ca.MX.sym("released", nc)
+    normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
     obj = Objective(k, args)
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
-    nw = fr.nw if fr is not None else 0
-    H, g, A = obj.hessian(nw), obj.g, ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))
-    lba, uba = rows.lba, rows.uba
-    lbx, ubx = -ca.inf * ca.DM.ones(nv), ca.inf * ca.DM.ones(nv)
+    mu = bound = None
     if fr is not None:
-        mu = ca.if_else(ca.vertcat(*fr.slip_m) >= friction.stick_speed, m.mu, m.mu_static)
+        mu = friction_coefficient(m, ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
-        H, g, lbx, ubx, A, lba, uba = fr.extend((H, g, lbx, ubx, A, lba, uba), h, bound, obj)
-    soft = SoftSlacks(k, h, A.shape[0], ne)
-    H, g, A, lbx, ubx = soft.extend(H, g, A, lbx, ubx)  # SpringDamperContacts' slacks
-    A = obj.unscale(A, nw + soft.n)  # the friction rows too
-    qp = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
-    # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
-    # matrix at once where no ideal joint fixes a slip direction already
-    start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
-    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
-    sol = qp(h=H, g=g, a=A, lba=lba, uba=uba, lbx=lbx, ubx=ubx, lam_x0=lam_x0)
+    x, y, soft = _solve(k, (plugin, friction), rows, obj, fr, bound)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
-        phi = phi - h * k.soft_spread(sol["x"][nv + nw :, 0])
-    v_new, y = obj.velocities(sol["x"][:nv, 0]), sol["lam_a"]
-    mult = y[: rows.n_contact, 0] / h
-    f = Forces(rows, mult, ne, nc, v_new)
-    lam, lam_eq = f.lam, f.lam_eq
+        phi = phi - h * k.soft_spread(x["soft"])
+    v_new, mult = obj.velocities(x["u"]), y["contact"]
+    f = Forces(rows, mult, v_new)
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if fr is not None:
-        bias = W_REG * float(np.min(m.masses)) * ca.mmax(sol["x"][nv : nv + nw]) / h
-        y_f = y[rows.n_contact :, 0] / h
-        fric, generalised, within = fr.forces(y_f, bound, bias, v_new, h)
+        bias = W_REG * float(np.min(m.masses)) * ca.mmax(x["friction"]) / h
+        fric, generalised, within = fr.forces(y["friction"], bound, bias, v_new, h)
     K = obj.residual(v_new)
-    eom, comp, ok, eom_scale = _checks(k, args, rows, phi, released, v_new, K, f, generalised)
+    eom, comp, ok, eom_scale = checks(k, args, rows, phi, released, v_new, K, f, generalised)
     fdirs, tol = state, k.verification.eom * eom_scale  # fdirs: the next round's polygons
     if fr is not None:
-        miss, fdirs = fr.mismatch(y_f, bound, friction_bound(mu, lam), bias, v_new, h, tol)
+        own = friction_bound(mu, f.lam)
+        miss, fdirs = fr.mismatch(y["friction"], bound, own, bias, v_new, h, tol)
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
@@ -252,26 +276,10 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= tol
-    outputs = [q_new, v_new, lam, lam_eq, eom, comp, drift, ok, fric, settled, fdirs]
-    outputs += [released, released + caught]
-    inputs = [*args, normal, state, released] + ([dirs] if dirs is not None else [])
-    return ca.Function("qp_one", inputs, outputs)
-
-
-def _checks(k, args, rows, phi, released, v_new, K, f, generalised):
-    """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point, the
-    forces at play (N)): the NLP path's units, constraints in m."""
-    t, q, v, h = args[:4]
-    m = k.model
-    lam_gap, lam_rest, lam_eq = f.lam_gap, f.lam_rest, f.lam_eq
-    eom = K + rows.Phi_v.T @ f.lam_rows + m.Phi_eq_v(q, t).T @ lam_eq - generalised
-    eom = ca.norm_2(eom + f.generalised)  # the cut rows' reaction (0 without)
-    eom_scale = k.eom_scale(ca.DM(m.M) @ (v_new - v) / h, K)
-    phi_lin = phi + h * rows.Phi_v @ v_new
-    gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
-    eq_lin = h * (m.Phi_eq_v(q, t) @ v_new - rows.eq_rhs)
-    newton = rows.newton(v_new)
-    viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton, f.viol))
-    comp = ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton), f.comp)
-    comp = ca.mmax(comp)
-    return eom, comp, k.accepts(viol, eom, eom_scale, comp, f.lam), eom_scale
+    outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam, "lam_eq": f.lam_eq, "eom": eom}
+    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled)
+    outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
+    inputs = {**args, "normal": normal, "fdirs": state, "released": released}
+    if dirs is not None:
+        inputs["cuts"] = dirs
+    return named_function("qp_one", inputs, outputs)

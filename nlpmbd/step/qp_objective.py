@@ -22,8 +22,9 @@ from .qp_friction import W_REG
 class Objective:
     """H, g and T (v = T u) of one QP, and the EoM residual K of its solution."""
 
-    def __init__(self, kernel: Any, args: list) -> None:
-        t, q, v, h, _, applied = args
+    def __init__(self, kernel: Any, args: dict) -> None:
+        """`args`: the step's t, q, v, h and applied force by name (step/qp_graph.py)."""
+        t, q, v, h, applied = (args[k] for k in ("t", "q", "v", "h", "applied"))
         m = self.m = kernel.model
         nr = 6 * m.n_bodies
         force = m.Q(t, q, v) + applied - m.S(q, v)
@@ -87,15 +88,17 @@ class SoftSlacks:
         K, chi = (ca.DM(a[self.index]) for a in (m.contact_stiffness, m.contact_damping))
         self.weight = ca.diag(h * (K * h + chi)) if ns else ca.DM(0, 0)
 
-    def extend(self, H: Any, g: Any, A: Any, lbx: Any, ubx: Any) -> tuple[Any, ...]:
-        """H, g, A and the bounds with the slacks' block (unbounded, cost weight)."""
+    def extend(self, qp: dict) -> dict:
+        """The QP's H, g, A, lbx, ubx (by name) with the slacks' block (unbounded, cost
+        weight); lba, uba as they are."""
         if not self.n:
-            return H, g, A, lbx, ubx
+            return qp
         free = ca.inf * ca.DM.ones(self.n)
-        return (
-            ca.diagcat(H, self.weight),
-            ca.vertcat(g, ca.DM.zeros(self.n)),
-            ca.horzcat(A, self.columns),
-            ca.vertcat(lbx, -free),
-            ca.vertcat(ubx, free),
-        )
+        return {
+            **qp,
+            "H": ca.diagcat(qp["H"], self.weight),
+            "g": ca.vertcat(qp["g"], ca.DM.zeros(self.n)),
+            "A": ca.horzcat(qp["A"], self.columns),
+            "lbx": ca.vertcat(qp["lbx"], -free),
+            "ubx": ca.vertcat(qp["ubx"], free),
+        }

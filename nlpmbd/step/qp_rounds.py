@@ -19,19 +19,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-#: index of `settled` in the attempt's outputs (qp_graph.ATTEMPT_OUT), and of `ok`
-SETTLED, OK = 9, 7
-
-
-def switch(name: str, inputs: list, taken: list, kept: list) -> ca.Function:
-    """Function.if_else of two Functions of the same inputs (only the branch taken runs)."""
-    return ca.Function.if_else(
-        name, ca.Function(name + "_taken", inputs, taken), ca.Function(name + "_kept", inputs, kept)
-    )
-
-
-def symbols(values: list) -> list:
-    return [ca.MX.sym(f"o{i}", a.sparsity()) for i, a in enumerate(values)]
+from .layout import switch, symbols_like
 
 
 def _secant(x: Any, f: Any, before: tuple[Any, Any] | None) -> Any:
@@ -47,37 +35,35 @@ def _secant(x: Any, f: Any, before: tuple[Any, Any] | None) -> Any:
     return ca.fmax(usable * secant + (1 - usable) * f, 0)
 
 
-def _rounds(
-    at: ca.Function, args: list, x: Any, out: list, rounds: int, n_out: int, tag: str
-) -> list:
+def _rounds(at: ca.Function, args: dict, x: Any, out: dict, rounds: int, tag: str) -> dict:
     """Rounds after the first; substitution, or with `tag` (the restart) secant steps."""
     before = None
     for k in range(rounds - 1):
-        nxt = _secant(x, out[2], before if tag else None)
-        syms, n = symbols(out), ca.MX.sym("normal", x.shape)
-        again = at.call([*args, n, syms[n_out]])
-        step = switch(f"friction_round_{tag}{k}", [*args, n, *syms], again, syms)
-        before, x = (x, out[2]), nxt
-        out = step.call([1 - out[SETTLED], *args, nxt, *out])
+        nxt = _secant(x, out["lam"], before if tag else None)
+        syms, n = symbols_like(out), ca.MX.sym("normal", x.shape)
+        again = at.call({**args, "normal": n, "fdirs": syms["fdirs_next"]})
+        step = switch(f"friction_round_{tag}{k}", {**args, "normal": n}, syms, again)
+        before, x = (x, out["lam"]), nxt
+        out = step(1 - out["settled"], {**args, "normal": nxt}, out)
     return out
 
 
-def fixed_point(
-    at: ca.Function, args: list, normal: Any, rounds: int, n_out: int, model: Any
-) -> list:
-    """Rounds of `at`, each with the normal forces and the friction polygons' cuts of the
-    round before, until one is `settled` (Coulomb's law holds at its own normal forces, to the
-    EoM tolerance), then as many from above if none did (module docstring); ok requires it."""
-    cuts = ca.DM.zeros(at.sparsity_in(len(args) + 1).shape)
-    out = _rounds(at, args, normal, at.call([*args, normal, cuts]), rounds, n_out, "")
-    v, h = args[2], args[3]
+def fixed_point(at: ca.Function, args: dict, normal: Any, rounds: int, model: Any) -> dict:
+    """Rounds of `at` (step/qp_graph.py: args, normal, fdirs -> ATTEMPT_OUT, fdirs_next), each
+    with the normal forces and the friction polygons' cuts of the round before, until one is
+    `settled` (Coulomb's law holds at its own normal forces, to the EoM tolerance), then as
+    many from above if none did (module docstring); ok requires it."""
+    cuts = ca.DM.zeros(at.sparsity_in("fdirs").shape)
+    first = at.call({**args, "normal": normal, "fdirs": cuts})
+    out = _rounds(at, args, normal, first, rounds, "")
+    v, h = args["v"], args["h"]
     mu = np.asarray(model.mu_static, dtype=float)
     stop = float(np.sum(model.masses)) * ca.mmax(ca.fabs(v)) / h
     big = stop * ca.DM(np.where(mu > 0, 1 / np.maximum(mu, 1e-12), 0.0))
-    syms = symbols(out)
+    syms = symbols_like(out)
     top = ca.fmax(big, normal)
-    above = _rounds(at, args, top, at.call([*args, top, cuts]), rounds, n_out, "s")
-    restart = switch("stick_restart", [*args, normal, *syms], above, syms)
-    out = restart.call([1 - out[SETTLED], *args, normal, *out])
-    out[OK] = out[OK] * out[SETTLED]
+    above = _rounds(at, args, top, at.call({**args, "normal": top, "fdirs": cuts}), rounds, "s")
+    restart = switch("stick_restart", {**args, "normal": normal}, syms, above)
+    out = restart(1 - out["settled"], {**args, "normal": normal}, out)
+    out["ok"] = out["ok"] * out["settled"]
     return out

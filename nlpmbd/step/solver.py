@@ -4,8 +4,10 @@ point and the QP-with-fallback are all StepSolvers; adding a backend is one subc
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +23,9 @@ class StepInputs:
 
     `curvature` False drops the second-order gap term (the last rung of the retry ladder);
     `applied` is an extra generalised force (6N, N and N m, body axes for moments) held constant
-    over the step: the compliant contacts' force, evaluated by the run loop with their memory.
+    over the step: the compliant contacts' force, evaluated by the run loop with their memory;
+    `friction_normal` the normal forces (M) of the friction bounds mu_j lambda_j, given by the
+    friction fixed point (step/friction.py) to a solver that takes them (None: its own).
     """
 
     t: float
@@ -31,6 +35,7 @@ class StepInputs:
     h_hi: float
     curvature: bool = True
     applied: np.ndarray | None = None
+    friction_normal: np.ndarray | None = None
 
 
 @dataclass
@@ -77,6 +82,25 @@ class StepSolver(ABC):
         """The step from `inputs`; `warm` is the previous step's solution (for warm starts).
         A step that misses a tolerance comes back with status FAILED, it never raises."""
 
+    def adopt(self, inputs: StepInputs, other: StepSolution) -> StepSolution | None:
+        """`other`, a step another solver took from `inputs` at h = inputs.h_hi, as this
+        solver's solution: not FAILED when it solves this solver's step too, and its `warm`
+        starts this solver from it; None when this solver cannot take another's step (the
+        default). The predictor's hook (step/predictor.py)."""
+        return None
+
     def counters(self) -> dict[str, int]:
         """Counts of this solver's special events so far (recorded in a result's meta)."""
         return {}
+
+
+def finite(*values: Any) -> bool:
+    """True when every number in `values` (floats, NumPy arrays) is finite. Their sum is finite
+    exactly then, unless it overflows (NaN and inf propagate, inf - inf is NaN): one cheap test
+    for the usual case."""
+    total = 0.0
+    for a in values:  # Python floats: ~10x faster than NumPy reductions on arrays this small
+        total += sum(a.ravel().tolist()) if isinstance(a, np.ndarray) else a
+    if math.isfinite(total):
+        return True
+    return all(np.all(np.isfinite(a)) for a in values)

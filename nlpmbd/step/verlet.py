@@ -26,6 +26,7 @@ velocity stage to any StepSolver of the position stage (the NLP path).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -33,37 +34,42 @@ import casadi as ca
 import numpy as np
 
 from .kernel import StepKernel
+from .layout import named_function
+from .numeric import Numeric
 from .quiet import quiet_for
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
-#: outputs of a step attempt that add up over the stages (the forces), by index
-_FORCES = {2: "lam", 3: "lam_eq", 8: "friction"}
+#: Outputs of a step attempt (step/qp_graph.py, ATTEMPT_OUT) that add up over the stages.
+_FORCES = ("lam", "lam_eq", "friction")
 
 
-def velocity_stage(kernel: StepKernel, attempt: ca.Function, args: list) -> list:
-    """Stage 2 as a call of the position stage's `attempt`: args (t1, q1, v_half, v0, h,
-    applied, normal) -> its outputs at h/2 (forces as mean forces over h/2)."""
+def velocity_stage(kernel: StepKernel, attempt: ca.Function, args: Mapping[str, Any]) -> dict:
+    """Stage 2 as a call of the position stage's `attempt`: args t1, q1, v_half, v0, h, applied,
+    normal (by name) -> its outputs at h/2 (forces as mean forces over h/2), by name."""
     m = kernel.model
-    t1, q1, v_half, v0, h, applied, normal = args
+    t1, q1, v_half, v0 = args["t1"], args["q1"], args["v_half"], args["v0"]
 
     def F(v: Any) -> Any:
         return m.Q(t1, q1, v) - m.S(q1, v)
 
     # the attempt kicks by kick * (h/2) * (F(v_half) + applied_2); make that (h/2) (F1 + applied)
-    applied_2 = (F(2 * v_half - v0) + applied) / kernel.kick - F(v_half)
-    return list(attempt.call([t1, q1, v_half, 0.5 * h, -1.0, applied_2, normal]))
+    applied_2 = (F(2 * v_half - v0) + args["applied"]) / kernel.kick - F(v_half)
+    stage = {"t": t1, "q": q1, "v": v_half, "h": 0.5 * args["h"], "use_curvature": -1.0}
+    return attempt.call({**stage, "applied": applied_2, "normal": args["normal"]})
 
 
-def combine(first: list, second: list) -> list:
-    """The step's outputs from the two stages' (ATTEMPT_OUT order): q from the first, v from
-    the second, forces the step's mean (stage 2 covers half the step), residuals the larger,
-    ok and settled both."""
-    out = list(first)
-    out[1] = second[1]
-    for i in _FORCES:
-        out[i] = first[i] + 0.5 * second[i]
-    out[4], out[5] = ca.fmax(first[4], second[4]), ca.fmax(first[5], second[5])
-    out[7], out[9] = first[7] * second[7], first[9] * second[9]
+def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
+    """The step's outputs from the two stages' (ATTEMPT_OUT names; symbolic or numeric): q from
+    the first, v from the second, forces the step's mean (stage 2 covers half the step),
+    residuals the larger, ok and settled both."""
+    out = dict(first)
+    out["v_new"] = second["v_new"]
+    for k in _FORCES:
+        out[k] = first[k] + 0.5 * second[k]
+    for k in ("eom", "comp"):
+        out[k] = ca.fmax(first[k], second[k])
+    for k in ("ok", "settled"):
+        out[k] = first[k] * second[k]
     return out
 
 
@@ -71,13 +77,15 @@ def two_stage(kernel: StepKernel, attempt: ca.Function) -> ca.Function:
     """The scheme's attempt from the position stage's: same signature (t, q, v, h, use,
     applied, normal) and outputs. `normal`, the friction fixed point's start, is the previous
     step's mean normal force: half of it in stage 1, all of it in stage 2."""
-    ins = [ca.MX.sym(attempt.name_in(i), attempt.sparsity_in(i)) for i in range(attempt.n_in())]
-    t, q, v, h, use, applied, normal = ins
-    first = list(attempt.call([t, q, v, h, use, applied, 0.5 * normal]))
-    second = velocity_stage(kernel, attempt, [t + h, first[0], first[1], v, h, applied, normal])
-    out = combine(first, second)
-    names = [attempt.name_out(i) for i in range(attempt.n_out())]
-    return ca.Function("verlet_" + attempt.name(), ins, out, attempt.name_in(), names)
+    ins = {n: ca.MX.sym(n, attempt.sparsity_in(n)) for n in attempt.name_in()}
+    first = attempt.call({**ins, "normal": 0.5 * ins["normal"]})
+    stage = {"t1": ins["t"] + ins["h"], "q1": first["q_new"], "v_half": first["v_new"]}
+    stage.update(
+        {"v0": ins["v"], "h": ins["h"], "applied": ins["applied"], "normal": ins["normal"]}
+    )
+    out = combine(first, velocity_stage(kernel, attempt, stage))
+    outputs = {n: out[n] for n in attempt.name_out()}
+    return named_function("verlet_" + attempt.name(), ins, outputs)
 
 
 class VerletStep(StepSolver):
@@ -91,9 +99,11 @@ class VerletStep(StepSolver):
         self.plugin = plugin
         self.first, self.variable_h = first, first.variable_h
         k, N = first.kernel, first.kernel.model.n_bodies
-        args = [ca.MX.sym(n, s) for n, s in (("t", 1), ("q", 7 * N), ("v", 6 * N), ("v0", 6 * N))]
-        args += [ca.MX.sym("h"), ca.MX.sym("applied", 6 * N), ca.MX.sym("normal", k.model.n_gap)]
-        self._stage = ca.Function("velocity_stage", args, velocity_stage(k, attempt, args))
+        sizes = {"t1": 1, "q1": 7 * N, "v_half": 6 * N, "v0": 6 * N, "h": 1, "applied": 6 * N}
+        args = {n: ca.MX.sym(n, size) for n, size in sizes.items()}
+        args["normal"] = ca.MX.sym("normal", k.model.n_gap)
+        stage = named_function("velocity_stage", args, velocity_stage(k, attempt, args))
+        self._stage = Numeric(stage)  # NumPy in and out, no DM
 
     def counters(self) -> dict[str, int]:
         return self.first.counters()
@@ -106,17 +116,32 @@ class VerletStep(StepSolver):
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         normal = np.maximum(2 * a.lam, 0.0)  # stage 1 carries about half the normal impulse
         with quiet_for(self.plugin):
-            b = self._stage(inputs.t + a.h, a.q, a.v, inputs.v, a.h, applied, normal)
-        b = [np.asarray(x, dtype=float) for x in b]
+            b = self._stage.named(
+                t1=inputs.t + a.h,
+                q1=a.q,
+                v_half=a.v,
+                v0=inputs.v,
+                h=a.h,
+                applied=applied,
+                normal=normal,
+            )
         friction = a.friction if a.friction is not None else np.zeros((3, a.lam.size))
+        second: dict[str, Any] = {k: np.asarray(b[k], dtype=float) for k in ("v_new", "ok")}
+        second.update({k: np.asarray(b[k], dtype=float).ravel() for k in ("lam", "lam_eq")})
+        second.update({k: float(b[k]) for k in ("eom", "comp")}, settled=1.0)
+        second["friction"] = np.asarray(b["friction"], dtype=float).reshape(friction.shape)
+        first: dict[str, Any] = {"v_new": a.v, "lam": a.lam, "lam_eq": a.lam_eq}
+        first.update(friction=friction, eom=a.eom_residual, comp=a.comp_residual)
+        first.update(ok=1.0, settled=1.0)  # a failed first stage returned above
+        out = combine(first, second)
         return replace(
             a,
-            v=b[1].ravel(),
-            lam=a.lam + 0.5 * b[2].ravel(),
-            lam_eq=a.lam_eq + 0.5 * b[3].ravel(),
-            eom_residual=max(a.eom_residual, b[4].item()),
-            comp_residual=max(a.comp_residual, b[5].item()),
-            status=a.status if b[7].item() else FAILED,
+            v=out["v_new"].ravel(),
+            lam=out["lam"],
+            lam_eq=out["lam_eq"],
+            eom_residual=out["eom"],
+            comp_residual=out["comp"],
+            status=a.status if out["ok"] else FAILED,
             solve_time=time.perf_counter() - tic,
-            friction=friction + 0.5 * b[8].reshape(friction.shape),
+            friction=out["friction"],
         )
