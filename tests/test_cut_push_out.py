@@ -5,15 +5,13 @@ What the last cut leaves of a pin's or ball's offset outside its disc (up to CUT
 pushed out through the velocity at the next step, at up to CUT_TOL c / h: a spurious
 restitution that grows as h shrinks. With CUT_TOL = 1e-3 the spatial slider-crank with play at
 every joint (c = 0.1 mm) gains more than 1e-9 J in 1009 of its 3000 steps at h = 1e-4 s (up to
-2.8e-6 J in one); with CUT_TOL = 1e-6 in none (the largest rise 9e-16 J). Expected to fail until
-CUT_TOL is lowered (benchmarks/results/spatial_lag.md; that changes 15 runs of the regression
-snapshot, which is to be re-made with it).
+2.8e-6 J in one); with CUT_TOL = 1e-6 in none (the largest rise 9e-16 J;
+benchmarks/results/spatial_lag.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
@@ -22,7 +20,6 @@ from nlpmbd.apps.registry import get_case
 RISE = 1e-9
 
 
-@pytest.mark.xfail(strict=True, reason="step/cuts.py CUT_TOL = 1e-3 pushes penetration out")
 def test_no_step_gains_energy() -> None:
     system = get_case("spatial_slider_crank").build({"clearance_at": "all"})[0]
     res = simulate(system, SimulationOptions(t_end=0.3, h_min=1e-4, h_max=1e-4))

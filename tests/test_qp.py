@@ -180,4 +180,6 @@ def test_other_qp_plugins_match_qrqp():
         )
         for plugin in ("qrqp", "qpoases")
     }
-    assert np.abs(positions(runs["qrqp"]) - positions(runs["qpoases"])).max() <= 1e-8
+    # the two solvers' answers may straddle the cut threshold CUT_TOL c = 1e-10 m in a step, so
+    # one takes a cut round the other does not: 3.6e-8 m measured; without cuts they agree to 1e-12
+    assert np.abs(positions(runs["qrqp"]) - positions(runs["qpoases"])).max() <= 1e-7
