@@ -63,10 +63,12 @@ def test_clearance_chain_runs_without_failed_steps_or_penetration(layout):
     print(f"\nchain 4 {layout} clearance 0.2 s: {res.n_steps} steps, penetration {fractions}")
     assert len(fractions) == 4 and max(fractions.values()) <= 0.01, "penetration <= 1% of c"
     assert res.lam.max() > 1.0, "the pins carry the chain through contact"
-    # the clearance chain stays within a few clearances of the ideal one at the first tip
+    # The first link's centre at t = 0.2 s stays close to the ideal chain's: its own pin's
+    # play (c) plus what the looser links below feed back. Measured 1.4 c planar and 14 c
+    # spatial (the 3-D chain swings out of its plane and the play there adds up): bounds 1.4x.
     ideal = run(0.2, CASE.h_min, CASE.h_max, links=4, layout=layout)
     tip = np.max(np.abs(res.q[-1, :3] - ideal.q[-1, :3]))
-    assert tip < 50 * c
+    assert tip < {"planar": 2 * c, "spatial": 20 * c}[layout]
 
 
 def test_spatial_chain_leaves_the_initial_vertical_plane():

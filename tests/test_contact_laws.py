@@ -38,6 +38,7 @@ def _cube_on_incline(alpha_deg: float, contact) -> tuple[System, np.ndarray]:
     return system, np.array([np.cos(al), np.sin(al), 0.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("alpha", "mu", "mu_static"),
     [(20.0, 0.5, None), (30.0, 0.5, 0.6), (25.0, 0.4, 0.5), (30.0, 0.2, None), (40.0, 0.3, 0.7)],
@@ -64,6 +65,7 @@ def test_block_on_incline_sticks_or_slides_as_coulomb_says(alpha, mu, mu_static,
     assert r.eom_residual.max() < 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 @pytest.mark.parametrize("e", [0.0, 0.4, 0.8, 1.0])
 def test_ball_rebounds_with_the_restitution_ratio(e, solver):
@@ -96,6 +98,7 @@ def test_ball_rebounds_with_the_restitution_ratio(e, solver):
     assert r.gap.max() <= 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_spinning_block_decelerates_as_friction_predicts(solver):
     """Four corners each carry m g / 4; their friction torque mu m g r about the vertical axis
@@ -140,6 +143,7 @@ def test_compliant_contact_rebound_follows_its_hysteresis_law():
         assert r.gap.size == 0  # the joint's gaps are force laws, not NLP constraints
 
 
+@pytest.mark.slow
 def test_rotational_damper_decays_a_free_spin_exponentially():
     J, c, w0 = 0.05, 0.2, 4.0
     system = System(gravity=(0, 0, 0))

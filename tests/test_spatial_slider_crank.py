@@ -27,12 +27,14 @@ def _errors(h: float) -> tuple[float, float]:
     return float(np.abs(theta - theta_ref).max()), float(np.abs(r.q[:, 14] - x_ref).max())
 
 
+@pytest.mark.slow
 def test_ideal_spatial_slider_crank_converges_to_the_minimal_coordinate_reference():
     (th_c, x_c), (th_f, x_f) = _errors(1e-3), _errors(5e-4)
     assert th_f < 0.02 and x_f < 5e-4  # rad, m: the crank turns 11 rad, the slider moves 0.1 m
     assert 1.6 < th_c / th_f < 2.4 and 1.6 < x_c / x_f < 2.4  # first order
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "step_gain"),
     [
