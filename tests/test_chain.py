@@ -54,6 +54,7 @@ def test_ideal_double_pendulum_converges_to_the_reference_at_first_order():
     assert 1.7 < ratio < 2.3, "first order"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["planar", "spatial"])
 def test_clearance_chain_runs_without_failed_steps_or_penetration(layout):
     c = 1e-4

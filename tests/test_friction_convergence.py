@@ -130,6 +130,7 @@ def test_mu_1_steps_are_coulomb_steps_or_failed_ones(solver):
     assert ratio.max() <= 1.0, f"step {ratio.argmax()}: {ratio.max():.3g} x the EoM bound"
 
 
+@pytest.mark.slow
 def test_friction_pendulum_dissipates_as_the_friction_circle(swing):
     """Against the planar friction-circle pendulum (independent, event-driven) on the way down:
     swing rate, dissipated energy and the normal force lambda_1 + lambda_2 = N. The clearance
