@@ -31,7 +31,8 @@ def _errors(h: float) -> tuple[float, float]:
 def test_ideal_spatial_slider_crank_converges_to_the_minimal_coordinate_reference():
     (th_c, x_c), (th_f, x_f) = _errors(1e-3), _errors(5e-4)
     assert th_f < 0.02 and x_f < 5e-4  # rad, m: the crank turns 11 rad, the slider moves 0.1 m
-    assert 1.6 < th_c / th_f < 2.4 and 1.6 < x_c / x_f < 2.4  # first order
+    # first order, still short of the asymptotic 2 at these h (measured 1.804 and 1.790)
+    assert 1.7 < th_c / th_f < 2.05 and 1.7 < x_c / x_f < 2.05
 
 
 @pytest.mark.slow
