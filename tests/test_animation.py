@@ -186,6 +186,7 @@ def _picture(driver, t: float) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"), dtype=float)
 
 
+@pytest.mark.slow
 def test_page_in_a_headless_browser(runs, tmp_path) -> None:
     tic = time.perf_counter()
     page = tmp_path / "page.html"

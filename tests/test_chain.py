@@ -51,9 +51,11 @@ def test_ideal_double_pendulum_converges_to_the_reference_at_first_order():
     ratio = errors[1e-3] / errors[5e-4]
     print(f"\ndouble pendulum 0.5 s, max angle error: {errors} rad, ratio {ratio:.3f}")
     assert errors[5e-4] < 6e-3
-    assert 1.7 < ratio < 2.3, "first order"
+    # first order: the error halves with h, ratio 2 + O(h) (measured 1.987)
+    assert ratio == pytest.approx(2.0, abs=0.05), "first order"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["planar", "spatial"])
 def test_clearance_chain_runs_without_failed_steps_or_penetration(layout):
     c = 1e-4
@@ -63,10 +65,12 @@ def test_clearance_chain_runs_without_failed_steps_or_penetration(layout):
     print(f"\nchain 4 {layout} clearance 0.2 s: {res.n_steps} steps, penetration {fractions}")
     assert len(fractions) == 4 and max(fractions.values()) <= 0.01, "penetration <= 1% of c"
     assert res.lam.max() > 1.0, "the pins carry the chain through contact"
-    # the clearance chain stays within a few clearances of the ideal one at the first tip
+    # The first link's centre at t = 0.2 s stays close to the ideal chain's: its own pin's
+    # play (c) plus what the looser links below feed back. Measured 1.4 c planar and 14 c
+    # spatial (the 3-D chain swings out of its plane and the play there adds up): bounds 1.4x.
     ideal = run(0.2, CASE.h_min, CASE.h_max, links=4, layout=layout)
     tip = np.max(np.abs(res.q[-1, :3] - ideal.q[-1, :3]))
-    assert tip < 50 * c
+    assert tip < {"planar": 2 * c, "spatial": 20 * c}[layout]
 
 
 def test_spatial_chain_leaves_the_initial_vertical_plane():

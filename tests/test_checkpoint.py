@@ -39,6 +39,7 @@ def checkpoint_steps(out: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_uninterrupted_arrays(tmp_path):
     out = tmp_path / "run"
     env = dict(os.environ, MPLBACKEND="Agg")
@@ -74,6 +75,7 @@ def test_killed_run_resumes_to_the_uninterrupted_arrays(tmp_path):
     assert_same_arrays(resumed, reference)
 
 
+@pytest.mark.slow
 def test_sigterm_writes_the_partial_result_and_says_how_to_resume(tmp_path):
     out = tmp_path / "run"
     argv = ["pendulum", "--t-end", "30", "--no-plot", "--quiet", "--checkpoint-every", "0.2"]
@@ -96,6 +98,7 @@ def test_sigterm_writes_the_partial_result_and_says_how_to_resume(tmp_path):
     assert partial.n_steps > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("solver", "case", "params"),
     [

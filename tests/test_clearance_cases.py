@@ -82,6 +82,7 @@ def test_revolute_pendulum_has_intermittent_contact_and_moves_along_the_pin():
     )
 
 
+@pytest.mark.slow
 def test_clearance_pendulum_converges_to_the_ideal_pendulum():
     case = get_case("pendulum")
     opts = SimulationOptions(t_end=1.5, h_min=1e-3, h_max=1e-3)
@@ -96,6 +97,7 @@ def test_clearance_pendulum_converges_to_the_ideal_pendulum():
     assert deviation[1e-4] < 0.2 * deviation[1e-3] and deviation[1e-4] < 1e-3
 
 
+@pytest.mark.slow
 def test_second_order_gap_term_removes_the_curvature_penetration():
     """Sliding contact around the pin: the true gap of the linearised step is violated by
     ~h^2 w^2 l / 2; the second-order term must remove most of it before any projection."""
@@ -114,6 +116,7 @@ def test_second_order_gap_term_removes_the_curvature_penetration():
         assert res.energy[:, 2].max() - res.energy[0, 2] < 0.05
 
 
+@pytest.mark.slow
 def test_formulations_agree_on_a_clearance_joint_at_fixed_step():
     case = get_case("pendulum")
     runs = []

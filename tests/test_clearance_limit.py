@@ -63,6 +63,7 @@ def test_the_scalar_linearisation_breaks_down_at_a_small_clearance():
     assert distance > 1e-3  # m: centimetres (issue 16's table)
 
 
+@pytest.mark.slow
 def test_the_swinging_cylindrical_slider_approaches_its_ideal_joint():
     # The second-order scheme, whose ideal joint is itself accurate to O(h^3) a step: under
     # the first-order one the ideal slider's own O(h^2) radial drift (h^2 w^2 r / 2, ~1e-5 m
@@ -78,6 +79,7 @@ def test_the_swinging_cylindrical_slider_approaches_its_ideal_joint():
     assert scalar > 1e-3  # m: the scalar rows lose the slider (1.6e-2 measured)
 
 
+@pytest.mark.slow
 def test_the_nlp_path_takes_the_vector_rows_as_they_are():
     # the NLP path's rows are the convex |d(qm) + drift + h D v| - c themselves, no cuts
     opts = {"t_end": 1.0, "h_min": H, "h_max": H, "solver": "nlp", "integrator": "verlet"}

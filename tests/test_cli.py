@@ -82,6 +82,7 @@ def test_bad_result_directories_exit_2(tmp_path, capsys):
     assert all("result.npz" in line for line in lines[1:])  # the arrays' file is read first
 
 
+@pytest.mark.slow
 def test_run_writes_results_and_figures_then_plot_redraws(tmp_path, capsys):
     out = tmp_path / "pend"
     assert main(["run", "pendulum", "--t-end", "0.05", "--h", "1e-3", "--out", str(out)]) == 0
@@ -138,6 +139,7 @@ def test_solver_failure_exits_3_after_writing_partial_results(
     assert partial.n_steps == steps and partial.t[-1] == pytest.approx(steps * 1e-3)
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes():
     """The installed entry point itself (not only main()) returns the exit codes."""
     bad = subprocess.run(
@@ -168,3 +170,15 @@ def test_a_case_chooses_its_solver_below_the_flags(tmp_path, capsys):
         for d in ("a", "b")
     ]
     assert solvers == ["qp", "nlp"]
+
+
+def test_python_dash_m_runs_the_cli(monkeypatch, capsys):
+    """nlpmbd/__main__.py in-process (the subprocess form: the slow test above): its exit code
+    is main()'s."""
+    import runpy
+
+    monkeypatch.setattr(sys, "argv", ["nlpmbd", "run", "no_such_case"])
+    with pytest.raises(SystemExit) as info:
+        runpy.run_module("nlpmbd", run_name="__main__")
+    assert info.value.code == 2
+    assert capsys.readouterr().err.startswith("nlpmbd: error: unknown case")

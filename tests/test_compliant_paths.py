@@ -19,6 +19,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params", "t_end", "h"), CASES, ids=[c[0] for c in CASES])
 def test_fast_path_agrees_with_the_nlp_path_on_compliant_contact(name, params, t_end, h):
     runs = {}

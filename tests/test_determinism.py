@@ -16,6 +16,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from nlpmbd import SimulationOptions, SimulationResult, simulate
 from nlpmbd.apps.registry import get_case
@@ -78,6 +79,7 @@ def cli_run(out: Path, hash_seed: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 def test_cli_run_twice_gives_bit_identical_result_files(tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
     cli_run(first, hash_seed="0")

@@ -64,6 +64,7 @@ def result(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "hdf5", "vtk"])
 def test_an_export_into_a_full_disk_keeps_the_earlier_export(tmp_path, result, fmt):
     pytest.importorskip({"csv": "csv", "hdf5": "h5py", "vtk": "meshio"}[fmt])
@@ -79,6 +80,7 @@ def test_an_export_into_a_full_disk_keeps_the_earlier_export(tmp_path, result, f
     assert not list((tmp_path / "tmp").iterdir())
 
 
+@pytest.mark.slow
 def test_an_export_into_a_full_disk_leaves_no_file(tmp_path, result):
     pytest.importorskip("h5py")
     out = tmp_path / "export"
@@ -94,6 +96,7 @@ def test_new_into_a_full_disk_writes_no_part_of_the_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
 
 
+@pytest.mark.slow
 def test_plot_into_a_full_disk_says_what_was_kept(tmp_path, result):
     copy = tmp_path / "run"
     copy.mkdir()
@@ -104,6 +107,7 @@ def test_plot_into_a_full_disk_says_what_was_kept(tmp_path, result):
     assert not [p.name for p in copy.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_a_gif_that_cannot_be_written_leaves_no_part(tmp_path, result, monkeypatch, capsys):
     pytest.importorskip("meshcat")
     from PIL import Image
@@ -126,6 +130,7 @@ def test_a_gif_that_cannot_be_written_leaves_no_part(tmp_path, result, monkeypat
     assert not [p.name for p in copy.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_a_bench_report_into_a_full_disk_keeps_the_earlier_one(tmp_path):
     argv = ["bench", "--repeats", "1", "--cases", "pendulum", "--t-end", "0.002", "--out", "b"]
     assert _limited(argv, 2**30, tmp_path).returncode == 0

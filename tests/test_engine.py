@@ -42,6 +42,7 @@ def test_ideal_pendulum_converges_to_minimal_coordinate_ode():
         assert np.allclose(np.diff(res.t), h)
 
 
+@pytest.mark.slow
 def test_formulations_agree_at_fixed_step_with_contacts():
     runs = {}
     for form in ("implicit", "mpcc"):
@@ -89,6 +90,7 @@ def test_fixed_step_matches_the_velocity_qp():
         assert np.max(np.abs(gen_qp - gen_nlp)) <= 1e-6 * max(1.0, np.max(np.abs(gen_qp)))
 
 
+@pytest.mark.slow
 def test_free_body_conserves_energy_and_angular_momentum_to_first_order():
     case = get_case("free_body")
     drifts = {}

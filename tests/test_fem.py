@@ -277,6 +277,7 @@ def test_areal_density_constructor():
     assert isinstance(_strip(elements_x=np.int64(4)).elements_x, int)
 
 
+@pytest.mark.slow
 def test_scikit_fem_is_imported_only_to_assemble():
     code = (
         "import sys, nlpmbd.model.fem as f; assert 'skfem' not in sys.modules; "

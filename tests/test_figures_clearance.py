@@ -60,6 +60,7 @@ def test_orbit_inside_the_circle_with_the_first_impact(runs) -> None:
         assert track.force[first - 1] < 1e-3 * track.force[first]
 
 
+@pytest.mark.slow
 def test_difference_panels_of_an_overlay(runs, tmp_path: Path) -> None:
     loose, ideal = runs
     paths = plot_result(
@@ -110,6 +111,7 @@ def test_free_body_angles_turn_and_match_the_rotation() -> None:
     assert np.min(w_y) > 1.9
 
 
+@pytest.mark.slow
 def test_poincare_needs_points_and_plain_ticks(tmp_path: Path) -> None:
     res = _rotating_slot(turning=True)
     frame = GuideFrame(guide="rocker", origin=(0.5, 0.0, 0.0))

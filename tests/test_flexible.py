@@ -61,6 +61,7 @@ def test_free_fall_is_rigid_and_exact(solver, lumping):
     assert np.max(np.abs(r.node_v[:, :, 1] - np.array(v)[:, None])) < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_resting_strip_carries_its_weight(solver):
     """A soft strip seated on a floor: the lower nodes' normal forces add up to the weight,
@@ -111,6 +112,7 @@ def test_cantilever_settles_on_the_static_solution(solver):
     assert np.max(np.abs(r.node_v[-1])) < 1e-3 * np.max(np.abs(r.node_v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_pulled_strip_sticks_then_slides_with_coulomb(solver):
     """A stiff strip on a floor, pulled at its right face: below mu W it stays put; above,

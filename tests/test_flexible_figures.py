@@ -46,6 +46,7 @@ def _spec(result: SimulationResult, name: str):
     return next(s for s in figure_specs(result, None) if s.name == name)
 
 
+@pytest.mark.slow
 def test_files_for_flexible_results_only(
     tmp_path: Path, flexible: SimulationResult, rigid: SimulationResult
 ) -> None:

@@ -69,6 +69,7 @@ def run(system: System, solver: str, t_end: float, codegen: str = "off", **optio
     return simulate(system, SimulationOptions(**options))
 
 
+@pytest.mark.slow
 def test_pushed_sliding_block_drifts_as_the_cone_says():
     """Slope 30 deg, mu 0.3 (it accelerates), 1 m/s down, 1 N sideways, 0.5 s: the drift is
     the point mass's within the scheme's first-order error (0.13% at this h), the same on
@@ -159,6 +160,7 @@ def test_planar_contacts_keep_their_exact_split_beside_spatial_ones():
     assert drift == pytest.approx(point_mass(30.0, 0.3, 1.0, 1.0, 0.3)[1], rel=1e-2)
 
 
+@pytest.mark.slow
 def test_clearance_pendulum_with_friction_agrees_with_the_nlp_path():
     """The pendulum's clearance pin (c = 1e-4 m, mu 0.2): two spatial contacts whose smoothed
     radial normal is not quite unit; sliding and sticking round the hole on both paths."""

@@ -94,6 +94,7 @@ def swing(request):
     return system, simulate(system, options)
 
 
+@pytest.mark.slow
 def test_every_accepted_friction_step_obeys_coulomb_within_the_eom_bound(swing):
     """Before issue 14 the fixed point stopped when v no longer moved, with normal forces that
     did not match the friction bounds it had used (and accepted steps that reached its
@@ -108,6 +109,7 @@ def test_every_accepted_friction_step_obeys_coulomb_within_the_eom_bound(swing):
     assert ratio.max() <= limit, f"step {ratio.argmax()}: {ratio.max():.3g} x the EoM bound"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_mu_1_steps_are_coulomb_steps_or_failed_ones(solver):
     """mu = 1, h = 0.2 ms, the first contacts after the fall through the clearance: before
@@ -128,6 +130,7 @@ def test_mu_1_steps_are_coulomb_steps_or_failed_ones(solver):
     assert ratio.max() <= 1.0, f"step {ratio.argmax()}: {ratio.max():.3g} x the EoM bound"
 
 
+@pytest.mark.slow
 def test_friction_pendulum_dissipates_as_the_friction_circle(swing):
     """Against the planar friction-circle pendulum (independent, event-driven) on the way down:
     swing rate, dissipated energy and the normal force lambda_1 + lambda_2 = N. The clearance

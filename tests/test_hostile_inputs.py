@@ -69,6 +69,7 @@ def _named_run(tmp_path: Path, first: str, second: str) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_an_ipopt_opt_in_the_working_directory_is_not_read(tmp_path):
     log = tmp_path / "ipopt-log.txt"
     (tmp_path / "ipopt.opt").write_text(f"output_file {log}\nprint_level 12\n")
@@ -145,6 +146,7 @@ def test_paths_that_cannot_be_written_are_bad_input(tmp_path, monkeypatch, capsy
     assert Path("pipe.html").exists() and not Path("pipe.html").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "verlet"])
 def test_qpoases_prints_nothing_into_a_quiet_run(tmp_path, scheme):
     """qpOASES prints an 11-line licence banner for every memory it allocates: in the QP

@@ -562,6 +562,7 @@ def _as_float(value) -> float:
         return math.inf
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     value=ANY_OR_ARRAY,

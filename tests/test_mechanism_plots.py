@@ -206,6 +206,7 @@ def test_slider_acceleration_at_step_midpoints() -> None:
     assert a == pytest.approx(np.diff(res.v[:, 6]) / res.h)
 
 
+@pytest.mark.slow
 def test_save_writes_pngs_and_skips_missing_data(tmp_path: Path) -> None:
     kw = dict(clearance=CLEARANCE, half_width=HALF_W, half_length=HALF_L, stroke=STROKE)
     names = ["slider_path", "poincare", "crank_moment", "contact_forces", "slider_motion"]
@@ -230,3 +231,14 @@ def test_save_writes_pngs_and_skips_missing_data(tmp_path: Path) -> None:
 def test_import_does_not_load_matplotlib() -> None:
     code = "import sys, nlpmbd_joints.guide_figures; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_result_without_drive_or_contacts_gets_the_slider_motion_only(tmp_path: Path) -> None:
+    """The fast cover of guide_files.save_mechanism_figures (all five files: the slow test
+    above): a result without a drive and without contacts, and without enough crank turns for a
+    Poincare map, gets one file, the slider's motion, whose acceleration panel is the result's."""
+    bare = synthetic(drive=False, contacts=False)
+    [path] = save_mechanism_figures(bare, tmp_path, dpi=30)
+    assert path == tmp_path / "slider_motion.png" and path.read_bytes().startswith(PNG_MAGIC)
+    x, a = slider_motion_figure(bare).axes[1].lines[0].get_xydata().T
+    assert a == pytest.approx(np.diff(bare.v[:, 6]) / bare.h)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from reference_cache import cached
 
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
@@ -33,6 +34,7 @@ def _step_middle(r) -> np.ndarray:
 
 
 # each scheme's force rows belong to their own time in the step
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("integrator", "row_time"), [("euler", _step_start), ("verlet", _step_middle)]
 )
@@ -54,6 +56,7 @@ def test_ideal_driven_slider_crank_matches_the_closed_form(integrator, row_time)
     assert np.abs(r.q[:, 14] - at.x).max() < 2e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damping", [0.0, 8.0])
 def test_crank_rocker_matches_the_minimal_coordinate_reference(damping):
     """Driving moment, slot normal force and friction force over one crank turn (the paper's
@@ -94,6 +97,7 @@ def _body_x(q: np.ndarray) -> np.ndarray:
     )
 
 
+@pytest.mark.slow
 def test_slider_crank_agrees_with_a_moreau_midpoint_lcp_implementation(tmp_path):
     """flores_leine_glocker Table 1 (e = 0.4, mu = 0.01, 150 rad/s, undriven) against
     ref_slider_crank_lcp (minimal coordinates, Moreau midpoint step, Lemke LCP): first impact,
@@ -101,8 +105,9 @@ def test_slider_crank_agrees_with_a_moreau_midpoint_lcp_implementation(tmp_path)
     from h = 1e-5 s to 1e-6 s."""
     h, c = 1e-5, 1e-3
     r = _run("slider_crank", {}, 0.14, h)
-    ref = ref_slider_crank_lcp.simulate(h)
-    fine = ref_slider_crank_lcp.simulate(1e-6)
+    # computed once, kept by content (tests/reference_cache.py): 140 000 Lemke steps at 1e-6 s
+    ref = cached(ref_slider_crank_lcp.simulate, h)
+    fine = cached(ref_slider_crank_lcp.simulate, 1e-6)
     # first impact: first step with a normal force, placed in it by the approach speed
     k = int(np.argmax(r.lam.max(axis=1) > 1e-6))
     g0, g1 = r.gap[k - 1].max(), r.gap[k - 2].max()
@@ -130,6 +135,7 @@ def test_slider_crank_agrees_with_a_moreau_midpoint_lcp_implementation(tmp_path)
     assert any(p.name == "slider_path.png" and p.stat().st_size > 0 for p in paths)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("guide", ["hard", "compliant"])
 def test_clearance_sweep_moment_peaks_shrink_towards_the_ideal_joint(guide, tmp_path):
     """flores_et_al_2008 Fig. 10 over one crank turn: the peak driving moment falls as the

@@ -331,6 +331,7 @@ def _commented_block(lines: list[str], first: int) -> str:
     return "\n".join(block)
 
 
+@pytest.mark.slow
 def test_the_template_alternatives_run_when_uncommented(tmp_path):
     """Each commented [[loads]] block, the compliant contact and the ideal pin."""
     text = template("alt")
@@ -383,6 +384,7 @@ def _cli(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_new_then_run_the_model_file(tmp_path):
     made = _cli("new", "rig.toml", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
@@ -392,6 +394,7 @@ def test_cli_new_then_run_the_model_file(tmp_path):
     assert result.completed and result.meta["case"] == "rig" and result.n_steps == 50
 
 
+@pytest.mark.slow
 def test_cli_rejects_a_malformed_model_file_with_exit_2(tmp_path):
     path = BAD_FILES[0]
     where, reason = _expected(path)

@@ -74,6 +74,7 @@ value = [0.0, 0.0, 0.1]
 """
 
 
+@pytest.mark.slow
 def test_names_with_mathtext_markup_are_drawn_as_written(tmp_path):
     """Matplotlib reads "$...$" as mathematics: such a body or joint name stopped the drawing
     of the figures (after the result was saved) with a ValueError."""

@@ -48,6 +48,7 @@ KILLED_RUN = """
 """
 
 
+@pytest.mark.slow
 def test_a_kill_between_the_two_writes_leaves_a_readable_and_resumable_result(tmp_path):
     out = tmp_path / "run"
     # the first checkpoint of a run: every wall second is a checkpoint; the QP path checkpoints
@@ -79,6 +80,7 @@ def test_reindented_meta_and_leftover_temporaries_are_accepted(tmp_path):
     assert not (out / ".result.npz.x1y2.tmp").exists()  # the next write cleans up
 
 
+@pytest.mark.slow
 def test_result_files_get_the_normal_permissions(tmp_path):
     old = os.umask(0o022)
     try:
@@ -138,6 +140,7 @@ def test_a_write_error_at_the_end_rescues_the_result(tmp_path, monkeypatch, caps
     assert list((tmp_path / "tmp").iterdir()) == []  # no empty rescue directory left behind
 
 
+@pytest.mark.slow
 def test_the_file_size_limit_is_a_write_error(tmp_path):
     """EFBIG from `ulimit -f`: the run ends with exit 4 and one line, no traceback."""
     out = tmp_path / "run"
@@ -191,6 +194,7 @@ def test_plot_and_resume_of_an_unwritable_directory_exit_2(tmp_path, monkeypatch
     assert len(lines) == 2 and all("Read-only file system" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_a_second_run_into_a_locked_directory_names_the_holder(tmp_path, capsys):
     out = tmp_path / "run"
     out.mkdir()
@@ -248,6 +252,7 @@ def test_resume_keeps_the_checkpoint_interval_unless_given(tmp_path, monkeypatch
     assert real is not spy
 
 
+@pytest.mark.slow
 def test_a_new_run_removes_the_figures_of_the_earlier_one(tmp_path):
     out = tmp_path / "run"
     (tmp_path / "run").mkdir()

@@ -64,6 +64,7 @@ def test_defaults_of_dependent_parameters_stay_silent(tmp_path):
     assert main([*argv, "--out", str(tmp_path), "--quiet"]) == 0
 
 
+@pytest.mark.slow
 def test_a_truncated_library_in_the_cache_is_rebuilt(tmp_path):
     """Loading a truncated shared library would kill the process (SIGBUS): its checksum is
     checked first and the library rebuilt."""

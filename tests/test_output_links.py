@@ -62,6 +62,7 @@ def test_a_hard_linked_lock_file_is_refused(tmp_path, result, capsys):
     assert victim.read_bytes() == SECRET
 
 
+@pytest.mark.slow
 def test_figure_links_are_replaced_not_followed(tmp_path, result):
     victim = _victim(tmp_path)
     for name in ("energy.png", "positions.png"):
@@ -87,6 +88,7 @@ def test_hdf5_export_follows_no_link(tmp_path, result):
     assert not written.is_symlink() and written.read_bytes()[:8] == b"\x89HDF\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_csv_and_vtk_exports_follow_no_link(tmp_path, result):
     pytest.importorskip("meshio")
     victim = _victim(tmp_path)
@@ -112,6 +114,7 @@ def _listing(directory: Path, content: bytes) -> None:
     (directory / ".nlpmbd-figures").write_bytes(content)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "names",
     [
@@ -135,6 +138,7 @@ def test_plot_removes_only_figure_names(tmp_path, result, capsys, names):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "content",
     [
@@ -153,6 +157,7 @@ def test_a_garbage_figure_list_is_ignored_without_traceback(result, capsys, cont
     assert (result / "energy.png").is_file()  # the figures are drawn again all the same
 
 
+@pytest.mark.slow
 def test_plot_still_removes_the_figures_it_recorded(result):
     assert main(["plot", str(result)]) == 0
     listed = json.loads((result / ".nlpmbd-figures").read_text())

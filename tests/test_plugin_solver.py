@@ -9,6 +9,7 @@ import time
 
 import casadi as ca
 import numpy as np
+import pytest
 from fixtures import pendulum_theta_error, pendulum_theta_reference
 
 from nlpmbd import SimulationOptions, simulate
@@ -46,6 +47,7 @@ class KKTStep(StepSolver):
         )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_solver_of_ones_own_runs_the_ideal_pendulum():
     system, _ = get_case("pendulum").build({})
     # KKTStep is the first-order step (one solve, forces at the start): the QP it is compared

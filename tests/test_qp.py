@@ -23,6 +23,7 @@ def positions(res) -> np.ndarray:
     return res.q[:, cols]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("case", "params"),
     [
@@ -54,6 +55,7 @@ def test_fast_path_agrees_with_ipopt_at_equal_fixed_step(case, params):
         np.testing.assert_allclose(qp.joint_force[..., :2], nlp.joint_force[..., :2], atol=1e-4)
 
 
+@pytest.mark.slow
 def test_revolute_chaos_separates_any_two_solvers_alike():
     """On `revolute` (rocking chatter) the fast path and IPOPT agree to 1e-9 m for the first
     0.25 s, then a round-off difference grows through the impacts; two IPOPT formulations of
@@ -66,6 +68,7 @@ def test_revolute_chaos_separates_any_two_solvers_alike():
     assert np.abs(positions(qp) - positions(nlp)).max() <= 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(find_compiler() is None, reason="no C compiler on this machine")
 def test_compiled_chunks_give_the_same_arrays_as_the_virtual_machine(tmp_path, monkeypatch):
     monkeypatch.setenv("NLPMBD_CACHE", str(tmp_path))

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference_cache import cached
 
 from references.ref_flexible_slider import PARAMS, intervals, simulate, stick_mask
 
 T_END = 8.0
+#: The reference takes ~80 s when not cached (tests/reference_cache.py).
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def run():
-    return simulate(T_END)
+    return cached(simulate, T_END)  # computed once, kept by content (tests/reference_cache.py)
 
 
 def _stick_after_settling(res):

@@ -61,6 +61,7 @@ def tumbling_pin(e: float) -> System:
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 @pytest.mark.parametrize("h", [2e-4, 5e-5])
 def test_elastic_pin_keeps_its_kinetic_energy(h, solver):
@@ -92,6 +93,7 @@ def _energy_error(h: float, solver: str) -> float:
     return float(total[-1] / total[0] - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_elastic_cube_keeps_its_energy_through_an_induced_impact(solver):
     """The impacts conserve kinetic energy; what remains is the scheme's first-order error in

@@ -148,6 +148,7 @@ def test_damaged_results_are_refused_by_plot_and_resume(
         assert "result.npz" in err[0] or "meta.json" in err[0]
 
 
+@pytest.mark.slow
 def test_the_undamaged_partial_result_plots_and_resumes(partial, tmp_path):
     d = tmp_path / "result"
     shutil.copytree(partial, d)
@@ -190,6 +191,7 @@ def _killed(kill: str, *argv: str) -> None:
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("before", "kill", "extra"),
     [

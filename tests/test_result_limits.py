@@ -117,6 +117,7 @@ def _limited(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_meta_json_linked_to_dev_zero_is_refused(good, tmp_path):
     d = _copy(good, tmp_path)
     (d / "meta.json").unlink()

@@ -75,6 +75,7 @@ def _refused(capsys, *words: str) -> None:
         assert word in lines[0], lines[0]
 
 
+@pytest.mark.slow
 def test_the_source_is_recorded(work):
     meta = json.loads((work / "file" / "meta.json").read_text())
     assert meta["source"]["kind"] == "model file" and len(meta["source"]["sha256"]) == 64
@@ -100,6 +101,7 @@ def test_an_edited_model_file_is_refused(work, capsys, old, new):
     assert (work / "file" / "result.npz").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_an_unchanged_model_file_resumes(work):
     _edit(work / "pendulum.toml", "# examples/pendulum.toml", "# examples/pendulum.toml")
     assert main(["run", "pendulum.toml", "--resume", "file", *QUIET]) == 0
@@ -120,6 +122,7 @@ def test_a_result_without_a_source_is_refused(work, capsys):
     _refused(capsys, "no model source")
 
 
+@pytest.mark.slow
 def test_force_resumes_and_records_the_change(work, capsys):
     _edit(work / "pendulum.toml", "mass = 1.0", "mass = 2.0")
     partial = SimulationResult.load(work / "file")

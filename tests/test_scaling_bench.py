@@ -54,6 +54,7 @@ def test_growth_recovers_a_known_exponent():
     assert math.isnan(growth({1: 1.0, 2: 4.0, 4: 9.0}))
 
 
+@pytest.mark.slow
 def test_a_tiny_scaling_run_writes_tables_and_exponent_lines(tmp_path, capsys):
     out = tmp_path / "bench"
     argv = ["--links", "1,2", "--rounds", "1", "--t-end", "0.003", "--out", str(out)]

@@ -19,6 +19,7 @@ def _pendulum(t_end: float, h: float, **options):
     return simulate(system, SimulationOptions(t_end=t_end, h_min=h, h_max=h, **options))
 
 
+@pytest.mark.slow
 def test_pendulum_is_second_order_and_within_1e_4_rad_over_10_s():
     reference = pendulum_theta_reference(10.0)
     opts = {"solver": "qp", "codegen": "off"}
@@ -34,6 +35,7 @@ def test_pendulum_is_second_order_and_within_1e_4_rad_over_10_s():
     assert first > 10 * err[1e-3]
 
 
+@pytest.mark.slow
 def test_nlp_path_is_second_order_too():
     reference = pendulum_theta_reference(1.0)
     err = {
@@ -45,6 +47,7 @@ def test_nlp_path_is_second_order_too():
     assert err[2e-3] / err[1e-3] >= 3.2  # 4 for exactly second order
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(find_compiler() is None, reason="no C compiler on this machine")
 def test_compiled_chunks_take_the_same_steps(tmp_path, monkeypatch):
     monkeypatch.setenv("NLPMBD_CACHE", str(tmp_path))
@@ -58,6 +61,7 @@ def test_compiled_chunks_take_the_same_steps(tmp_path, monkeypatch):
         assert np.array_equal(getattr(vm, name), getattr(cc, name)), name
 
 
+@pytest.mark.slow
 def test_free_body_drift_is_second_order():
     case = get_case("free_body")
     drift = {}
@@ -96,6 +100,7 @@ def test_integrator_names_its_choices():
         SimulationOptions(integrator="rk4")
 
 
+@pytest.mark.slow
 def test_controller_error_tracks_error_tol_over_three_decades():
     """SecondOrderController: the global position error of the run is error_tol within a
     factor 3 (the pendulum's centre of mass, 2 s, scipy reference; calibrated on it)."""

@@ -27,15 +27,18 @@ def _errors(h: float) -> tuple[float, float]:
     return float(np.abs(theta - theta_ref).max()), float(np.abs(r.q[:, 14] - x_ref).max())
 
 
+@pytest.mark.slow
 def test_ideal_spatial_slider_crank_converges_to_the_minimal_coordinate_reference():
     (th_c, x_c), (th_f, x_f) = _errors(1e-3), _errors(5e-4)
     # rad, m: the crank turns 11 rad, the slider moves 0.1 m; 0.052 rad and 1.4e-3 m measured
     # at h = 5e-4 with the published cross (issue 31), whose rod spins with the crank: an Euler
     # error constant 2.6 times the old cross's (0.02 rad, 5e-4 m)
     assert th_f < 0.06 and x_f < 1.6e-3
-    assert 1.6 < th_c / th_f < 2.4 and 1.6 < x_c / x_f < 2.4  # first order
+    # first order, short of the asymptotic 2 at these h (1.95 measured with the published cross)
+    assert 1.7 < th_c / th_f < 2.05 and 1.7 < x_c / x_f < 2.05
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "step_gain"),
     [

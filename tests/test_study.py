@@ -4,6 +4,7 @@ result arrays; completed runs are reused; a failed run does not stop the others.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,9 @@ from nlpmbd import InputError, SimulationResult
 from nlpmbd.apps.cli import main
 from nlpmbd.apps.study import RunSpec
 from nlpmbd.apps.study_run import run_specs
+from nlpmbd.apps.study_tools import deviation
+from nlpmbd.plots.panels import panels_figure, save_panels
+from nlpmbd_cases.studies import clearance_sweep
 
 SPECS = [
     RunSpec("ideal", "pendulum", {"joint": "ideal"}, t_end=0.05, h_min=1e-3, h_max=2e-3),
@@ -21,11 +25,27 @@ SPECS = [
 TIMINGS = {"solve_time"}  # the only arrays allowed to differ between two runs
 
 
+def _record_panels(monkeypatch) -> dict[str, list[list[tuple[str, np.ndarray, np.ndarray]]]]:
+    """The clearance sweep's figures as drawn: file name -> per axes, (label, x, y) per line."""
+    drawn = {}
+
+    def record(path, title, panels, dpi=120):
+        fig = panels_figure(title, panels)
+        drawn[Path(path).name] = [
+            [(ln.get_label(), ln.get_xdata(), ln.get_ydata()) for ln in ax.lines] for ax in fig.axes
+        ]
+        return save_panels(path, title, panels, dpi)
+
+    monkeypatch.setattr(clearance_sweep, "save_panels", record)
+    return drawn
+
+
 def arrays(root, label):
     res = SimulationResult.load(root / "runs" / label)
     return {k: v for k, v in vars(res).items() if isinstance(v, np.ndarray) and k not in TIMINGS}
 
 
+@pytest.mark.slow
 def test_serial_pool_and_dask_give_identical_arrays(tmp_path):
     distributed = pytest.importorskip("distributed")
     serial = run_specs(SPECS, tmp_path / "serial", workers=1)
@@ -67,7 +87,9 @@ def test_bad_study_input_is_rejected(tmp_path):
         RunSpec("../escape", "pendulum")
 
 
-def test_study_command_writes_table_and_figures(tmp_path, capsys):
+@pytest.mark.slow
+def test_study_command_writes_table_and_figures(tmp_path, capsys, monkeypatch):
+    drawn = _record_panels(monkeypatch)
     out = tmp_path / "sweep"
     argv = [
         "study",
@@ -87,7 +109,18 @@ def test_study_command_writes_table_and_figures(tmp_path, capsys):
     assert table[0].startswith("run,") and len(table) == 4  # header, ideal, two clearances
     assert (out / "table.md").read_text().count("| ok |") == 3
     for fig in ("deviation.png", "deviation_vs_clearance.png"):
-        assert (out / fig).stat().st_size > 1000
+        assert (out / fig).is_file()
+    # the figures' lines, read back from their Axes, are the runs' deviations from the ideal run
+    ideal = SimulationResult.load(out / "runs" / "ideal")
+    peaks = []
+    for (label, x, y), c in zip(drawn["deviation.png"][0], ("1e-3", "1e-4"), strict=True):
+        loose = SimulationResult.load(out / "runs" / f"c={float(c):g}")
+        expected = deviation(loose, ideal)
+        assert label == f"c={float(c):g}" and np.array_equal(x, loose.t)
+        assert np.array_equal(y[expected > 1e-12], expected[expected > 1e-12])  # log floor
+        peaks.append(expected.max())
+    [(_, x, y)] = drawn["deviation_vs_clearance.png"][0]
+    assert x.tolist() == [1e-3, 1e-4] and np.array_equal(y, peaks)
     info = json.loads((out / "study.json").read_text())
     assert info["parameters"]["clearances"] == "1e-3,1e-4" and len(info["runs"]) == 3
     assert main(argv) == 0  # second time: every run reused
@@ -101,6 +134,7 @@ def test_study_command_writes_table_and_figures(tmp_path, capsys):
     assert "unknown study" in err and "clearances" in err
 
 
+@pytest.mark.slow
 def test_a_study_takes_every_run_option(tmp_path):
     """Run options on the study command reach every run whose spec does not set them; the
     runs use the case's own option defaults, as `nlpmbd run` does; the sweep's "resolved" asks
@@ -116,3 +150,31 @@ def test_a_study_takes_every_run_option(tmp_path):
     rows = (out / "table.csv").read_text().splitlines()
     assert "resolved" in rows[0]
     assert main(["study", "clearance-sweep", "--integrator", "rk4", "--out", str(out)]) == 2
+
+
+def test_the_studies_declare_their_runs():
+    """The fast cover of the built-in studies' run lists (their runs: test_study_robust.py):
+    ideal-vs-clearance is both joints at the four step settings, step-strategies the NLP's h,
+    a fixed h, the controller and the fine reference, on the same case and parameters."""
+    from nlpmbd_cases.studies.ideal_vs_clearance import IDEAL_VS_CLEARANCE, STEP_SETTINGS
+    from nlpmbd_cases.studies.step_strategies import STEP_STRATEGIES
+
+    specs = IDEAL_VS_CLEARANCE.specs({"t_end": 0.5, "clearance": 2e-4})
+    assert [s.label for s in specs] == [
+        f"{joint}_{label}" for joint in ("ideal", "clearance") for label, _, _ in STEP_SETTINGS
+    ]
+    for s in specs:
+        assert s.case == "pendulum" and s.options["t_end"] == 0.5
+        assert s.params.get("clearance") == (2e-4 if s.params["joint"] == "clearance" else None)
+    assert [(s.options["h_min"], s.options["h_max"]) for s in specs[4:]] == [
+        (lo, hi) for _, lo, hi in STEP_SETTINGS
+    ]
+    p = {"t_end": 1.0, "case": "revolute", "joint": "clearance", "clearance": 1e-4}
+    p |= {"h_min": 2e-4, "h_max": 2e-3, "h_fixed": 1e-3, "h_ref": 1e-5, "error_tol": 1e-4}
+    specs = STEP_STRATEGIES.specs(p)
+    assert [s.label for s in specs] == ["nlp", "fixed", "controller", "reference"]
+    assert all(s.case == "revolute" and s.params["clearance"] == 1e-4 for s in specs)
+    steps = [(s.options["h_min"], s.options["h_max"]) for s in specs]
+    assert steps == [(2e-4, 2e-3), (1e-3, 1e-3), (2e-4, 2e-3), (1e-5, 1e-5)]
+    assert specs[2].options["step_control"] == "controller"
+    assert specs[2].options["error_tol"] == 1e-4

@@ -21,6 +21,7 @@ def _table(out) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "failed"),
     [
@@ -40,6 +41,7 @@ def test_a_failed_run_is_a_row_of_the_table(tmp_path, argv, failed):
     assert len(info["runs"]) == len(rows) and info["analysis_error"] == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(load_studies()))
 def test_every_study_tabulates_a_run_that_failed(tmp_path, monkeypatch, name):
     """The last run of each study fails: its analysis draws the others and keeps its row."""
@@ -63,6 +65,7 @@ def test_every_study_tabulates_a_run_that_failed(tmp_path, monkeypatch, name):
     assert all(r["status"] == "ok" for r in rows[:-1])
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_serial_study_and_writes_what_completed(tmp_path, monkeypatch, capsys):
     import nlpmbd.apps.study_run as runner
 
@@ -90,6 +93,7 @@ def test_ctrl_c_stops_a_serial_study_and_writes_what_completed(tmp_path, monkeyp
     assert _table(out)[0]["status"] == "reused"
 
 
+@pytest.mark.slow
 def test_a_pool_study_stops_promptly(tmp_path):
     """Stopped after the first run finishes: the other runs are abandoned, not waited for."""
     from nlpmbd.apps.study_run import run_specs

@@ -54,6 +54,7 @@ def _workers(pid: int) -> list:
     return workers
 
 
+@pytest.mark.slow
 def test_a_killed_pool_worker_is_a_failed_row_and_the_others_complete(tmp_path, monkeypatch):
     specs = [
         RunSpec("a", "pendulum", t_end=0.01),
@@ -100,6 +101,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_pool_workers_die_with_the_study_process(tmp_path):
     script = tmp_path / "orphan.py"
     script.write_text(ORPHAN % (LONG, SLOW))
@@ -234,6 +236,7 @@ def _dask_study(tmp_path: Path, mode: str) -> tuple[dict, list[str], Path]:
     return json.loads(lines[0].removeprefix("RESULT ")), mine, out
 
 
+@pytest.mark.slow
 def test_a_dask_study_that_lost_every_worker_ends_with_failed_rows(tmp_path):
     result, err, out = _dask_study(tmp_path, "workers")
     assert result["code"] == 3 and result["after"] < 15.0
@@ -243,6 +246,7 @@ def test_a_dask_study_that_lost_every_worker_ends_with_failed_rows(tmp_path):
     assert (out / "study.json").is_file()
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_a_dask_study_within_seconds(tmp_path):
     """All workers gone, then one Ctrl-C: the study ends and writes its table at once."""
     result, err, out = _dask_study(tmp_path, "interrupt")
@@ -251,6 +255,7 @@ def test_ctrl_c_ends_a_dask_study_within_seconds(tmp_path):
     assert {row["status"] for row in _table(out).values()} <= {"ok", "not run"}
 
 
+@pytest.mark.slow
 def test_a_lost_dask_scheduler_is_one_line_and_the_table_of_what_completed(tmp_path):
     result, err, out = _dask_study(tmp_path, "scheduler")
     assert result["code"] == 3 and result["after"] < 15.0
@@ -259,3 +264,48 @@ def test_a_lost_dask_scheduler_is_one_line_and_the_table_of_what_completed(tmp_p
     rows = _table(out)
     assert rows["short"]["status"] == "ok"
     assert all(rows[f"long{k}"]["message"].startswith("lost the Dask scheduler") for k in range(2))
+
+
+class _Future:
+    """What study_dask reads of a Dask future: its status, result and exception."""
+
+    def __init__(self, status: str, result=None, error: Exception | None = None):
+        self.status, self._result, self._error = status, result, error
+
+    def result(self, timeout: float):
+        if isinstance(self._result, Exception):
+            raise self._result
+        return self._result
+
+    def exception(self, timeout: float) -> Exception | None:
+        return self._error
+
+
+class _Client:
+    def __init__(self, workers: int | None):
+        self.workers = workers
+
+    def scheduler_info(self, n_workers: int) -> dict:
+        if self.workers is None:
+            raise OSError("scheduler gone")
+        return {"workers": {f"w{k}": {} for k in range(self.workers)}}
+
+
+def test_a_dask_task_that_failed_or_was_lost_is_a_failed_row():
+    """Fast cover of apps/study_dask.py without a cluster (its cluster runs are slow tests)."""
+    from nlpmbd.apps.study import RunOutcome, RunSpec
+    from nlpmbd.apps.study_dask import _outcome, _workerless
+
+    spec = RunSpec("a", "pendulum")
+    done = RunOutcome("a", "ok", "/r/runs/a")
+    assert _outcome(_Future("finished", done), spec, "/r") is done
+    lost = _outcome(_Future("finished", KeyError("gone")), spec, "/r")
+    assert (lost.status, lost.message) == ("failed", "KeyError: 'gone'")
+    assert lost.directory == os.path.join("/r", "runs", "a")
+    error = _outcome(_Future("error", error=ValueError("bad")), spec, "/r")
+    assert error.message == "its Dask task failed (ValueError: bad)"
+    assert _outcome(_Future("cancelled"), spec, "/r").message == "its Dask task was cancelled"
+    assert _workerless(_Client(2), 5.0) is None  # a worker: the clock stops
+    since = _workerless(_Client(0), None)
+    assert since is not None and _workerless(_Client(0), since) == since
+    assert _workerless(_Client(None), 7.0) == 7.0  # cannot tell: unchanged

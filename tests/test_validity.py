@@ -123,6 +123,7 @@ def test_warnings_are_saved_with_the_result(tmp_path):
     assert SimulationResult.load(tmp_path).meta["warnings"] == result.meta["warnings"]
 
 
+@pytest.mark.slow
 def test_coarse_steps_say_they_are_not_converged():
     """Issue 34, item 4: the stick-slip oscillator at h = 0.2 s is 5 % off in position (0.5 s:
     21 %) and used to exit 0 with no warning; its error estimate now says so and names the

@@ -29,6 +29,7 @@ from .scales import (
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: At most this many joints get a figure (the first ones in joint order).
 MAX_JOINTS = 8
@@ -38,37 +39,46 @@ ORBIT_LIMIT = 1.2
 
 def clearance_figures(result: SimulationResult, out: Path, fmt: str, dpi: float) -> list[Path]:
     """Write clearance_<joint>.<fmt> for the first MAX_JOINTS radial clearance joints."""
+    return [
+        save_figure(
+            clearance_figure(result, joint, geometry),
+            out / f"clearance_{figure_stem(joint)}.{fmt}",
+            dpi,
+        )
+        for joint, geometry in radial_joints(result)[:MAX_JOINTS]
+    ]
+
+
+def clearance_figure(result: SimulationResult, joint: str, geometry: dict) -> Figure:
+    """The figure of one radial clearance joint: orbit axes first, then the time axes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    tracks = joint_tracks(result, joint, geometry)
+    axial = axial_position(result, joint, geometry)
+    n_orbit = 3 if geometry["clearance_kind"] == "ball" else len(tracks)
+    n_time = 2 + (axial is not None)
+    fig = Figure(figsize=(max(9.0, 3.6 * n_orbit), 4.0 + 2.2 * n_time))
+    FigureCanvasAgg(fig)
+    grid = fig.add_gridspec(1 + n_time, n_orbit, height_ratios=[1.7] + [1.0] * n_time)
+    orbit_axes = [fig.add_subplot(grid[0, k]) for k in range(n_orbit)]
+    time_axes = [fig.add_subplot(grid[1, :])]
+    time_axes += [
+        fig.add_subplot(grid[1 + i, :], sharex=time_axes[0]) for i in (1, 2)[: n_time - 1]
+    ]
+    _orbits(orbit_axes, tracks)
+    _histories(time_axes, result, tracks, axial)
+    c = float(geometry["clearance"])
     case = result.meta.get("case")
-    paths = []
-    for joint, geometry in radial_joints(result)[:MAX_JOINTS]:
-        tracks = joint_tracks(result, joint, geometry)
-        axial = axial_position(result, joint, geometry)
-        n_orbit = 3 if geometry["clearance_kind"] == "ball" else len(tracks)
-        n_time = 2 + (axial is not None)
-        fig = Figure(figsize=(max(9.0, 3.6 * n_orbit), 4.0 + 2.2 * n_time))
-        FigureCanvasAgg(fig)
-        grid = fig.add_gridspec(1 + n_time, n_orbit, height_ratios=[1.7] + [1.0] * n_time)
-        orbit_axes = [fig.add_subplot(grid[0, k]) for k in range(n_orbit)]
-        time_axes = [fig.add_subplot(grid[1, :])]
-        time_axes += [
-            fig.add_subplot(grid[1 + i, :], sharex=time_axes[0]) for i in (1, 2)[: n_time - 1]
-        ]
-        _orbits(orbit_axes, tracks)
-        _histories(time_axes, result, tracks, axial)
-        c = float(geometry["clearance"])
-        prefix = f"{literal(case)}: " if case else ""
-        fig.suptitle(
-            f"{prefix}clearance joint {literal(repr(joint))} (c = {1e3 * c:.4g} mm)\njournal orbit "
-            "(o: start, x: impacts, where the normal force rises from zero)"
-        )
-        for ax in time_axes[:-1]:
-            ax.tick_params(labelbottom=False)
-        fixed_layout(fig, 1 + n_time, n_orbit, hgap=0.6, wgap=1.0, top=0.95)
-        paths.append(save_figure(fig, out / f"clearance_{figure_stem(joint)}.{fmt}", dpi))
-    return paths
+    prefix = f"{literal(case)}: " if case else ""
+    fig.suptitle(
+        f"{prefix}clearance joint {literal(repr(joint))} (c = {1e3 * c:.4g} mm)\njournal orbit "
+        "(o: start, x: impacts, where the normal force rises from zero)"
+    )
+    for ax in time_axes[:-1]:
+        ax.tick_params(labelbottom=False)
+    fixed_layout(fig, 1 + n_time, n_orbit, hgap=0.6, wgap=1.0, top=0.95)
+    return fig
 
 
 def _orbits(axes: list[Axes], tracks: list[Track]) -> None:

@@ -7,11 +7,15 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .saving import save_figure
 from .scales import legend, log_floor, min_span, note, relative_span
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass
@@ -37,6 +41,13 @@ class Panel:
 def save_panels(
     path: str | os.PathLike, title: str, panels: Sequence[Panel], dpi: int = 120
 ) -> Path:
+    """Write `panels_figure` to `path`."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return save_figure(panels_figure(title, panels), out, dpi)
+
+
+def panels_figure(title: str, panels: Sequence[Panel]) -> Figure:
     """One figure with stacked panels (shared x axis when all x labels agree)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -73,9 +84,7 @@ def save_panels(
             legend(ax, fontsize="x-small", ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return save_figure(fig, out, dpi)
+    return fig
 
 
 def _floor(panel: Panel) -> float:
