@@ -62,6 +62,7 @@ def test_a_new_reference_problem_page_is_in_the_nav(tmp_path, monkeypatch):
     ]
 
 
+@pytest.mark.slow
 def test_the_site_builds_in_strict_mode(tmp_path):
     pytest.importorskip("mkdocs")
     run = subprocess.run(

@@ -19,6 +19,7 @@ def _measured(h: float) -> dict:
     return measure(result, reference(folder))
 
 
+@pytest.mark.slow
 def test_second_order_convergence_to_the_test_set():
     """The reference is PSIDE at 1e-14: exact here. The default scheme is second order: halving
     h from 1e-4 divides the error by about 4 (9.5 measured, the pre-asymptotic part); at

@@ -38,7 +38,7 @@ def test_two_impacts_with_the_right_signs_and_instants(default):
         assert abs(got.t - exact.t) <= h  # the step that holds the exact instant
 
 
-@pytest.mark.parametrize("h", [1e-4, 1e-5])
+@pytest.mark.parametrize("h", [1e-4, pytest.param(1e-5, marks=pytest.mark.slow)])
 def test_energy_jumps_are_off_by_gravitys_work_over_the_impact_step(h):
     """The first-order position update moves the impact step with the velocity after the
     impact: gravity's work is off by m g h dv_y / 2 (1.9e-4 J at h = 1e-4, measured equal to

@@ -12,6 +12,7 @@ from benchmarks.reference_problems.spatial_slider_crank import FOLDER, compare, 
 pytestmark = pytest.mark.skipif(peer_folder(FOLDER) is None, reason=missing_reason(FOLDER))
 
 
+@pytest.mark.slow
 def test_default_run_against_masarati_and_its_own_model():
     folder = peer_folder(FOLDER)
     assert folder is not None

@@ -176,6 +176,7 @@ def test_ur5_joint_points_and_axes_are_the_arms_zero_pose():
     )
 
 
+@pytest.mark.slow
 def test_ur5_falls_conserving_energy_and_runs_with_a_loose_elbow(tmp_path, capsys):
     model = load_robot(UR5, options=SimulationOptions)
     options = SimulationOptions(t_end=0.2, h_min=1e-3, h_max=1e-3, codegen="off")

@@ -106,6 +106,7 @@ def test_converted_double_pendulum_is_bit_identical_to_the_hand_built_one(tmp_pa
         assert first.lam.max() > 0.1 and first.gap.max() > -1e-6
 
 
+@pytest.mark.slow
 def test_converted_double_pendulum_follows_the_minimal_coordinate_ode(tmp_path):
     system = converted(tmp_path, "[joints.joint1]\nposition = 0.5\n[joints.joint2]\nposition = 0.3")
     errors = []
