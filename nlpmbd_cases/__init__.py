@@ -3,9 +3,9 @@
 from nlpmbd.model.case import Case
 
 from . import (
+    andrews,
     bead_column,
     bouncing_ball,
-    andrews,
     box_drop,
     bricard,
     chain,
