@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks.reference_problems import bead_column as bc
+from benchmarks.reference_problems import missing_reason
 from benchmarks.reference_problems.contact_runs import failed_steps, run_case
 
 #: sqrt(2 g 0.05): the block's speed at the floor after its free fall
@@ -62,7 +63,7 @@ def test_energy_converges_to_the_acceptance():
 def test_against_siconos_event_driven_run(default):
     ref = bc.reference()
     if ref is None:
-        pytest.skip("peer reference siconos_bead_column absent: set NLPMBD_PEER_REFERENCES")
+        pytest.skip(missing_reason("siconos_bead_column"))
     c, _ = default
     assert abs(ref.energy[0] - E0) < 1e-10 and abs(c.energy[0] - E0) < 1e-10
     assert abs(c.first_impact - ref.first_impact) < 2e-6  # one h_min step

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks.reference_problems import bouncing_ball as bb
+from benchmarks.reference_problems import missing_reason
 from benchmarks.reference_problems.contact_runs import failed_steps, run_case
 
 
@@ -51,7 +52,7 @@ def test_comes_to_rest_at_the_zeno_point_and_stays(default):
 def test_at_siconos_step_against_its_moreau_jean_run():
     peer = bb.siconos()
     if peer is None:
-        pytest.skip("peer reference siconos_bouncing_ball absent: set NLPMBD_PEER_REFERENCES")
+        pytest.skip(missing_reason("siconos_bouncing_ball"))
     run = run_case("bouncing_ball", h_min=5e-3, h_max=5e-3, integrator="euler")
     ours = bb.of_run(run)
     assert failed_steps(run.result) == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.reference_problems import impacting_stick as st
+from benchmarks.reference_problems import missing_reason
 from benchmarks.reference_problems.contact_runs import failed_steps, run_case
 
 EXACT = st.exact_impacts()
@@ -51,7 +52,7 @@ def test_energy_jumps_are_off_by_gravitys_work_over_the_impact_step(h):
 def test_against_siconos_at_its_h(default):
     ref = st.reference()
     if ref is None:
-        pytest.skip("peer reference siconos_impacting_stick absent: set NLPMBD_PEER_REFERENCES")
+        pytest.skip(missing_reason("siconos_impacting_stick"))
     assert [i.jump > 0 for i in ref.impacts] == [True, False]
     dx, dy, dtheta = st.difference(default[0], ref)
     # Siconos' own error at h = 1e-4 (against nlpmbd at h = 1e-6) is 5.1e-5 m in y and

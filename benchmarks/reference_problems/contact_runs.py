@@ -3,7 +3,6 @@ run CASE` runs it (no flags) or with options, its CPU time, and the report page.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,22 +14,15 @@ from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 from nlpmbd.io.result import SimulationResult
 
+from . import peer_folder
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "reference_problems"
 
 
-def peer_dir(folder: str) -> Path | None:
-    """The peer reference folder (read in place, never copied): $NLPMBD_PEER_REFERENCES/folder,
-    else <repo>/../shared/peer_references/folder; None when absent."""
-    default = ROOT.parent / "shared" / "peer_references"
-    base = os.environ.get("NLPMBD_PEER_REFERENCES") or str(default)
-    path = Path(base) / folder
-    return path if path.is_dir() else None
-
-
 def peer_csv(folder: str, name: str) -> np.ndarray | None:
     """A peer's CSV (one header line) as an array, None when the folder is absent."""
-    path = peer_dir(folder)
+    path = peer_folder(folder)
     if path is None:
         return None
     return np.loadtxt(path / name, delimiter=",", skiprows=1)
