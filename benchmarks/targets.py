@@ -1,4 +1,4 @@
-"""The speed targets of issue 5 (README, "Speed"), checked by `python -m benchmarks`."""
+"""The speed targets of issue 5 (docs/benchmarks/index.md), checked by `python -m benchmarks`."""
 
 from nlpmbd.apps.bench_summary import Target
 

@@ -34,5 +34,5 @@ def test_ratio_at_each_corner_switch_is_housners(default):
 
 
 def test_the_resting_corner_sticks(default):
-    # Coulomb's smoothed law lets a sticking contact creep at ~1e-7 m/s (README)
+    # Coulomb's smoothed law lets a sticking contact creep at ~1e-7 m/s (docs/method/contact.md)
     assert rb.pivot_slip(default) < 1e-6

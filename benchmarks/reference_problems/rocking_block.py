@@ -166,7 +166,7 @@ steps, carried to the instant the block is level along the neighbouring steps.
   last, weak switches (|omega| < 0.1 rad/s) may be taken at a larger step where the error
   estimate of the impact step stays below its rejection threshold.
 - No corner slips: the resting corner moves along the floor at most at the creep speed of the
-  smoothed friction law (README: eps = 1e-7 m/s).
+  smoothed friction law (docs/method/contact.md: eps = 1e-7 m/s).
 """
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """SimulationResult: a run's arrays (io/schema.py) and its metadata, with the quantities users
-ask of them. Files: io/files.py (DIR/result.npz + DIR/meta.json, README "Result format")."""
+ask of them. Files: io/files.py (DIR/result.npz + DIR/meta.json, docs/guide/results.md)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .schema import SCHEMA
 @dataclass
 class SimulationResult:
     """Per-step histories as NumPy arrays (n steps, n+1 time points), plus metadata; every
-    array is described in io/schema.py (README, "Result format")."""
+    array is described in io/schema.py (docs/guide/results.md)."""
 
     t: np.ndarray
     h: np.ndarray

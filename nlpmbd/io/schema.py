@@ -2,7 +2,7 @@
 shape, dtype, unit and meaning.
 
 The history buffers of a run (run/history.py), the result type (io/result.py), saving, loading
-and validation (io/files.py) and the README's table (`markdown_table`) are all derived from
+and validation (io/files.py) and the table of docs/guide/results.md (`markdown_table`) are all derived from
 SCHEMA. Trailing shapes are written in the system's sizes: N bodies, M hard contacts, E scalar
 equalities, J joints, C compliant contacts, K nodes of flexible bodies (in the order of meta
 "nodes": bodies in system order, each body's nodes by number, row-major from the lower-left
@@ -91,7 +91,7 @@ SIZE_KEYS = {
 
 
 def markdown_table() -> str:
-    """The README's table of the arrays."""
+    """The table of the arrays in docs/guide/results.md."""
     lines = ["| array | shape | unit | contents |", "|---|---|---|---|"]
     for s in SCHEMA:
         rows = "n+1" if s.per == "point" else "n"

@@ -9,7 +9,7 @@ is one) and the runner switches to it at the next chunk boundary: the same numbe
 it before its first step. A run that ends first cancels the build (its compiler processes are
 killed, nothing is left in the cache).
 
-COMPILE_PAYS: measured 2026-11-27 on the 2-core machine of the README (gcc 12): compiling a
+COMPILE_PAYS: measured 2026-11-27 on the 2-core machine of docs/benchmarks (gcc 12): compiling a
 chunk took 1.9-5.5 s wall (box_drop 1.9, chain N=4 2.1, slider_crank 2.3, pendulum with a
 clearance pin 3.9, spatial slider-crank with clearance at every joint 5.5), while a step on the
 VM costs 15-30x its compiled cost (130-1240 us against 7-81 us): a build pays when the VM would

@@ -70,7 +70,7 @@ COMPLIANT_RESOLUTION = 0.2
 #: position error estimates over ControlLaw.CALIBRATION, about its global position error; run/
 #: controller.py) exceeds UNRESOLVED times error_tol: the result is not converged in h. On the
 #: ideal pendulum the estimate was 0.7-1.0 of the true error with integrator verlet and 4x to
-#: 8x it with euler (README, "Error estimate").
+#: 8x it with euler (docs/guide/defaults.md, "How good is an answer").
 UNRESOLVED = 10.0
 
 

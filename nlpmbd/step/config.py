@@ -12,7 +12,7 @@ class Formulation(enum.StrEnum):
 
     IMPLICIT: unknowns h and q_dot only; minimise K^T M^-1 K subject to the linearised
       constraints. Its KKT conditions are the equations of motion plus complementarity, and the
-      forces are the scaled constraint multipliers. Default (fewer iterations, see README).
+      forces are the scaled constraint multipliers. Default (fewer iterations, docs/method/step.md).
     MPCC: the paper's NLP [eq. 25] with explicit multipliers lambda, the equations of motion as
       equality constraints and Scholtes-relaxed complementarity lambda_j (-Phi_lin_j) <= sigma.
     """
@@ -22,7 +22,7 @@ class Formulation(enum.StrEnum):
 
 
 class GapCorrection(enum.StrEnum):
-    """How the O(h^2 w^2 l) violation of the true gap after a step is removed (README,
+    """How the O(h^2 w^2 l) violation of the true gap after a step is removed (docs/method/clearance_joints.md,
     "Penetration"): the second-order term of the linearised gap, the position projection,
     both, or neither; AUTO (default) the first, and both with restitution (`resolved`). The
     projection moves positions only: in sustained contact the velocity keeps the outward

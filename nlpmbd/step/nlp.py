@@ -5,7 +5,7 @@ Parameters P (layout `p`): t_{n-1}, qm, vm, the second-order switch, the frictio
 `x`): the scaled step s = h / h_max and q_dot, plus lambda, lambda_eq in the MPCC form. All
 constraints are written in velocity space, c(qm) + h (C_v(qm) v + c_t) [eqs. 23-24], for contacts
 and ideal joints alike (step/kernel.py), so both formulations share them and the KKT conditions
-of the implicit form are the v-space equations of motion (README, "Formulation").
+of the implicit form are the v-space equations of motion (docs/method/step.md).
 """
 
 from __future__ import annotations
