@@ -43,7 +43,8 @@ class ControlLaw:
     Errors of a run add up over its steps, so the controller keeps err / h, the error per
     second, at error_tol / t_end times CALIBRATION: the global position error is then about
     error_tol whatever t_end is (calibrated on the ideal pendulum, checked on the free body;
-    docs/guide/defaults.md). h_next = h clip(0.9 (target / rate)^(1/2), 0.2, 2) (rate = err / h = O(h^2)). A
+    docs/guide/defaults.md). h_next = h clip(0.9 (target / rate)^(1/2), 0.2, 2) (rate =
+    err / h = O(h^2)). A
     step whose rate is more than twice the target is solved again at its h_next: at an impact
     or a contact switch the velocity jumps, the rate is large whatever h, and the step is
     retried down to h_min, where the impact's instant is resolved to h_min; h then doubles back
