@@ -25,11 +25,11 @@ class GapCorrection(enum.StrEnum):
     """How the O(h^2 w^2 l) violation of the true gap after a step is removed
     (docs/method/clearance_joints.md, "Penetration"): the second-order term of the linearised
     gap, the position projection, both, or neither; AUTO (default) the first, and both with
-    restitution (`resolved`). The projection moves positions only: in sustained contact the velocity keeps the outward
-    normal part it gains as the contact normal turns within the step, and the next step's
-    inelastic row removes it, a small plastic impact every step (O(h) energy loss: the
-    clearance pendulum lags 186 mm after 10 s at h = 1e-3 s with projection alone, 2.0 mm
-    converged; benchmarks/results/defaults_table.md)."""
+    restitution (`resolved`). The projection moves positions only: in sustained contact the
+    velocity keeps the outward normal part it gains as the contact normal turns within the step,
+    and the next step's inelastic row removes it, a small plastic impact every step (O(h) energy
+    loss: the clearance pendulum lags 186 mm after 10 s at h = 1e-3 s with projection alone, 2.0
+    mm converged; benchmarks/results/defaults_table.md)."""
 
     AUTO = "auto"
     CURVATURE_PROJECTION = "curvature+projection"
