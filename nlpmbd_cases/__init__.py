@@ -1,4 +1,7 @@
-"""Case studies; REGISTRY is what the CLI lists (through the "nlpmbd.cases" entry point)."""
+"""Case studies; REGISTRY is what the CLI lists (through the "nlpmbd.cases" entry point).
+
+A case module imports the engine (System, bodies, joints, CasADi) inside its builder, so that
+`nlpmbd list` reads the declarations without loading it (tests/test_fast_start.py)."""
 
 from nlpmbd.model.case import Case
 

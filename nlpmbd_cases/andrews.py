@@ -17,15 +17,15 @@ RevoluteJoint; the three loops close at A (AG), A (AH) and B (triangle) with Pla
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, SpringDamper, System
-from nlpmbd.model.forces import Torque
-from nlpmbd_joints import RevoluteJoint
-from nlpmbd_joints.planar_revolute import PlanarRevoluteJoint
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
 
 A, B, C = (
     np.array([-0.06934, -0.00227, 0.0]),
@@ -69,6 +69,8 @@ def layout(q: tuple[float, ...] = Q0) -> dict[str, tuple[np.ndarray, float]]:
 
 
 def _body(name: str, start: np.ndarray, angle: float) -> RigidBody:
+    from nlpmbd import RigidBody
+
     cx, cy = CENTRE[name]
     R = Quaternion(axis=Z, angle=angle)
     centre = start + R.rotate(np.array([cx, cy, 0.0]))
@@ -76,6 +78,11 @@ def _body(name: str, start: np.ndarray, angle: float) -> RigidBody:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, SpringDamper, System
+    from nlpmbd.model.forces import Torque
+    from nlpmbd_joints import RevoluteJoint
+    from nlpmbd_joints.planar_revolute import PlanarRevoluteJoint
+
     system = System(gravity=(0.0, 0.0, 0.0))
     at = layout()
     b = {name: system.add_body(_body(name, *at[name])) for name in MASS}

@@ -17,13 +17,15 @@ semi-implicit Euler's energy oscillates by O(g h |v|) in flight.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import PlaneContact, SphereContact
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 RADIUS, DENSITY = 0.005, 7780.0
 PARAMETERS = (
@@ -36,6 +38,9 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact, SphereContact
+
     m = DENSITY * 4.0 / 3.0 * np.pi * RADIUS**3
     inertia = 0.4 * m * RADIUS**2
     law = HardContact(restitution=params["restitution"])

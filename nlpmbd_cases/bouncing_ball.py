@@ -18,11 +18,13 @@ k-th impact drift by up to 25 steps (benchmarks/reference_problems/bouncing_ball
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import PlaneContact
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 RADIUS = 0.1
 PARAMETERS = (
@@ -34,6 +36,9 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact
+
     m = params["mass"]
     inertia = 0.4 * m * RADIUS**2
     system = System(gravity=(0.0, -params["gravity"], 0.0))

@@ -10,13 +10,15 @@ sliding. It exercises complementarity without clearance joints.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import Case, Parameter, RigidBody, System
-from nlpmbd_joints import PlaneContact
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 PARAMETERS = (
     Parameter("mass", 1.0, "box mass", float, low=0.0, low_open=True, unit="kg"),
@@ -37,6 +39,9 @@ EDGES = (0.2, 0.1, 0.1)
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact
+
     a, b, c = EDGES
     m = params["mass"]
     J = (m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12)

@@ -28,13 +28,15 @@ about Z, to 4e-13 rad over 10 s), the equations independent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
-from nlpmbd_joints import RevoluteJoint, UniversalJoint
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
 
 LENGTH, MASS, SECTION = 1.0, 1.0, 0.1
 X, Y, Z = np.eye(3)
@@ -54,6 +56,8 @@ PARAMETERS = (
 
 def _rod(k: int) -> RigidBody:
     """Rod k (1..5) from J_k to J_k+1: body x along it, y along J_k+1's axis."""
+    from nlpmbd import RigidBody
+
     start, end = POINTS[k - 1], POINTS[k]
     x = end - start
     y = AXES[k]
@@ -67,6 +71,9 @@ def _rod(k: int) -> RigidBody:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, System
+    from nlpmbd_joints import RevoluteJoint, UniversalJoint
+
     system = System(gravity=(0.0, -params["g"], 0.0))
     rods: list[Any] = [GROUND] + [system.add_body(_rod(k)) for k in range(1, 6)] + [GROUND]
     for k in range(5):

@@ -25,15 +25,17 @@ Every joint starts centred. Steps: h in [2.5e-4, 1e-3] s, 1 s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd.model.joint import Joint
-from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
+    from nlpmbd.model.joint import Joint
 
 LENGTH, MASS = 0.2, 1.0  # m, kg: every link
 INERTIA = (5e-5, MASS * LENGTH**2 / 12, MASS * LENGTH**2 / 12)  # kg m^2, body x along the link
@@ -64,6 +66,8 @@ def direction_and_axes(layout: str, n: int) -> tuple[np.ndarray, list[np.ndarray
 
 def _link(system: System, i: int, e: np.ndarray) -> RigidBody:
     """Link i at rest, centre of mass at 0.2 (i + 1/2) e, body x rotated onto e."""
+    from nlpmbd import RigidBody
+
     tilt = float(np.arctan2(e[2], e[0]))  # rotation about Y by -tilt takes X onto e
     return system.add_body(
         RigidBody(
@@ -76,6 +80,8 @@ def _link(system: System, i: int, e: np.ndarray) -> RigidBody:
 def _joint(i: int, parent: Any, child: RigidBody, at: np.ndarray, axis: np.ndarray,
            clearance: float | None) -> Joint:  # fmt: skip
     """Joint i at `at` about `axis`: ideal if clearance is None, else a pin in child's hole."""
+    from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+
     if clearance is None:
         return RevoluteJoint(f"j{i}", parent, child, point=at, axis=axis)
     return RevoluteClearance(
@@ -86,6 +92,8 @@ def _joint(i: int, parent: Any, child: RigidBody, at: np.ndarray, axis: np.ndarr
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, System
+
     n = params["links"]
     e, axes = direction_and_axes(params["layout"], n)
     clearance = params["clearance"] if params["joint"] == "clearance" else None

@@ -25,15 +25,16 @@ on one wall at a time and crosses the play when the normal force changes sign (a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd.model.springs import RotationalSpringDamper
-from nlpmbd_joints import DrivingAngle, PlanarPrismaticClearance, RevoluteJoint
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
 
 OMEGA = 3.0  # rad/s, crank speed (clockwise)
 SLIDER = (0.04, 0.02)  # m, slider length along the slot and width across it
@@ -57,6 +58,8 @@ PARAMETERS = (
 
 def _bodies(system: System) -> tuple[RigidBody, RigidBody, RigidBody]:
     """Rocker, crank and slider at t = 0, moving as the driven crank dictates."""
+    from nlpmbd import RigidBody
+
     up = Quaternion(axis=(0.0, 0.0, 1.0), angle=np.pi / 2)  # body x along the link, pointing +Y
     w_rocker = -OMEGA / 3.0  # rad/s about +Z at t = 0: the slot must follow B (B at 1.5 m)
     rocker = system.add_body(
@@ -98,6 +101,10 @@ def _bodies(system: System) -> tuple[RigidBody, RigidBody, RigidBody]:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, System
+    from nlpmbd.model.springs import RotationalSpringDamper
+    from nlpmbd_joints import DrivingAngle, PlanarPrismaticClearance, RevoluteJoint
+
     system = System(gravity=(0.0, -params["g"], 0.0))
     z = np.array([0.0, 0.0, 1.0])
     rocker, crank, slider = _bodies(system)

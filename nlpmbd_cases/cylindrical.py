@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
-from nlpmbd_joints import CylindricalClearance, CylindricalJoint
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
 
 SIZE = (0.06, 0.04, 0.10)
 
@@ -51,6 +53,9 @@ PARAMETERS = tuple(
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, Force, RigidBody, System
+    from nlpmbd_joints import CylindricalJoint
+
     a, b, c = SIZE
     m = params["mass"]
     inertia = (m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12)
@@ -65,6 +70,9 @@ def build(params: Mapping[str, Any]) -> System:
 
 
 def _add_clearance(system: System, slider: RigidBody, params: Mapping[str, Any]) -> None:
+    from nlpmbd import GROUND
+    from nlpmbd_joints import CylindricalClearance
+
     r = params["rod_radius"]
     system.add_joint(
         CylindricalClearance(

@@ -13,14 +13,15 @@ upper face y = lower + height + play, play = 2 clearance when the strip starts c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import GROUND, Parameter, System
+from nlpmbd import Parameter
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.fem import PlaneStressStrip
-from nlpmbd.model.flexible import FlexibleBody
 from nlpmbd.validation import finite_scalar
-from nlpmbd_joints.node_joints import node_contacts
+
+if TYPE_CHECKING:
+    from nlpmbd import System
+    from nlpmbd.model.flexible import FlexibleBody
 
 PARAMETERS_TABLE1 = {"poisson_ratio": 0.3, "rayleigh_alpha": 0.010, "rayleigh_beta": 0.544}
 
@@ -88,6 +89,11 @@ def flexible_slider(
     """Add the strip and its node contacts with the guide to `system`; return the strip.
     `centred`: the strip starts with `clearance` on either side, else seated on the lower face
     with all of it above."""
+    from nlpmbd import GROUND
+    from nlpmbd.model.fem import PlaneStressStrip
+    from nlpmbd.model.flexible import FlexibleBody
+    from nlpmbd_joints.node_joints import node_contacts
+
     nx, ny = mesh(elements)
     strip = PlaneStressStrip.from_areal_density(
         width=width,

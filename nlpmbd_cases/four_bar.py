@@ -33,18 +33,18 @@ inelastic (restitution 0).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.errors import InputError
-from nlpmbd.model.joint import Joint
 from nlpmbd.validation import short_repr
-from nlpmbd_joints import DrivingAngle, RevoluteClearance, RevoluteJoint
-from nlpmbd_joints.planar_revolute import PlanarRevoluteJoint
-from nlpmbd_joints.planar_revolute_clearance import PlanarRevoluteClearance
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
+    from nlpmbd.model.joint import Joint
 
 L0, L1, L2, L3 = 0.38, 0.10, 0.35, 0.30  # m: ground, crank, coupler, rocker
 DENSITY = 2.0  # kg/m, uniform slender links
@@ -118,6 +118,8 @@ def _link(
     rate: float,
 ) -> RigidBody:
     """A uniform link from `start` at `angle`, turning at `rate`, its start moving at v_start."""
+    from nlpmbd import RigidBody
+
     m = DENSITY * length
     J = m * length**2 / 12
     e = np.array([np.cos(angle), np.sin(angle), 0.0])
@@ -133,6 +135,10 @@ def _link(
 
 def _pin(name: str, hole: RigidBody, pin: Any, at: np.ndarray, loose: bool, c: float) -> Joint:
     """Pin `name` at `at` about Z: ideal, or with radial clearance c (C: the planar kinds)."""
+    from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+    from nlpmbd_joints.planar_revolute import PlanarRevoluteJoint
+    from nlpmbd_joints.planar_revolute_clearance import PlanarRevoluteClearance
+
     if name == "C":
         if not loose:
             return PlanarRevoluteJoint(name, hole, pin, point=at, axis=Z)
@@ -149,6 +155,9 @@ def _pin(name: str, hole: RigidBody, pin: Any, at: np.ndarray, loose: bool, c: f
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, System
+    from nlpmbd_joints import DrivingAngle
+
     loose, c = loose_joints(params["clearance_at"]), params["clearance"]
     omega = params["speed"] * 2 * np.pi / 60
     system = System(gravity=(0.0, -params["g"], 0.0))

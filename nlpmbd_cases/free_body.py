@@ -11,9 +11,12 @@ integrator.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 PARAMETERS = (
     Parameter("mass", 1.0, "box mass", float, low=0.0, low_open=True, unit="kg"),
@@ -37,6 +40,8 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+
     m, a, b, c = params["mass"], params["a"], params["b"], params["c"]
     inertia = (m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12)
     w, eps = params["omega"], params["perturbation"]

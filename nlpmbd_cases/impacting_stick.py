@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyquaternion import Quaternion
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import PlaneContact
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 LENGTH = 1.0
 PARAMETERS = (
@@ -45,6 +47,9 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact
+
     m, half = params["mass"], LENGTH / 2
     inertia = m * LENGTH**2 / 12
     theta = math.radians(params["tilt"])

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyquaternion import Quaternion
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import PlaneContact
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 HALF = 0.5
 PARAMETERS = (
@@ -37,6 +39,9 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact
+
     m = 1.0
     theta = math.radians(params["angle"])
     inertia = m * HALF**2 / 3  # about the centre, across the rod

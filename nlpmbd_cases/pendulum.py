@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 PARAMETERS: tuple[Parameter, ...] = (
     Parameter("mass", 1.0, "pendulum mass", float, low=0.0, low_open=True, unit="kg"),
@@ -93,6 +95,9 @@ PARAMETERS = tuple(
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, RigidBody, System
+    from nlpmbd_joints import RevoluteClearance, RevoluteJoint
+
     system = System(gravity=(0.0, -params["g"], 0.0))
     body = system.add_body(
         RigidBody(

@@ -14,12 +14,14 @@ with h at h_max.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
-from nlpmbd_joints import PrismaticClearance
+from nlpmbd import Case, Parameter
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 PARAMETERS = (
     Parameter("mass", 1.0, "slider mass", float, low=0.0, low_open=True, unit="kg"),
@@ -48,6 +50,9 @@ def triangle(edge: float) -> np.ndarray:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import GROUND, Force, RigidBody, System
+    from nlpmbd_joints import PrismaticClearance
+
     system = System(gravity=(0.0, -params["g"], 0.0))
     slider = system.add_body(RigidBody("slider", params["mass"], (9.375e-4, 9.375e-4, 2.083e-4)))
     system.add_joint(

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import Case, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import PlaneContact
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 PARAMETERS = (
     Parameter("width", 0.2, "block width (2 b)", float, low=0.0, low_open=True, unit="m"),
@@ -37,6 +39,9 @@ def alpha(params: Mapping[str, Any]) -> float:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import PlaneContact
+
     b, h, m = params["width"] / 2, params["height"] / 2, 1.0
     inertia = m * (b * b + h * h) / 3  # about the centre, for the 2b x 2h rectangle
     theta = -params["tilt"]  # clockwise about Z: the left corner lifts, the right one (b, -h) rests

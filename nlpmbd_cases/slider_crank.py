@@ -18,12 +18,15 @@ HardContact(restitution, mu)).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nlpmbd import Case, Parameter, System
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import HardContact
 
 from .slider_crank_parts import SliderCrank, build_slider_crank
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 GEOMETRY = SliderCrank(
     crank_length=0.153,

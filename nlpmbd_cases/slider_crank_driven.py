@@ -23,15 +23,17 @@ driving moment (`SimulationResult.driving_load("drive")`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlpmbd import Case, Parameter, System
-from nlpmbd.model.compliant import CompliantContact
+from nlpmbd import Case, Parameter
 from nlpmbd.model.contact import ContactLaw, HardContact
 
 from .slider_crank_parts import SliderCrank, build_slider_crank
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 SIGMA = (1 - 0.3**2) / 207e9  # (1 - nu^2) / E, eq. (18), Table 2
 K_CORNER = 4 / (3 * 2 * SIGMA) * np.sqrt(1e-3)  # eq. (17), R = 1 mm
@@ -94,6 +96,8 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd.model.compliant import CompliantContact
+
     omega = params["speed"] * 2 * np.pi / 60
     geometry = SliderCrank(**{**GEOMETRY.__dict__, "omega0": omega})
     contact: ContactLaw | None = None

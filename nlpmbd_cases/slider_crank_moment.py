@@ -21,15 +21,13 @@ nlpmbd_cases/slider_crank_parts.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nlpmbd import GROUND, Case, Parameter, System, Torque
+from nlpmbd import Case, Parameter
 from nlpmbd.errors import InputError
 from nlpmbd.model.contact import HardContact
-from nlpmbd_joints import RevoluteJoint
-from nlpmbd_joints.node_joints import NodePin
 
 from .flexible_slider import flexible_options, flexible_slider, mesh, slider_parameters
 from .slider_crank_parts import (
@@ -40,6 +38,9 @@ from .slider_crank_parts import (
     pin_positions,
     sinusoidal_moment,
 )
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 GEOMETRY = SliderCrank(
     crank_length=1.8,
@@ -76,6 +77,8 @@ PARAMETERS = (
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import Torque
+
     contact = HardContact(mu=params["mu"], mu_static=params["mu_static"])
     if params["slider"] == "flexible":
         system = _flexible(params, contact)
@@ -115,6 +118,10 @@ CASE = Case(
 def _flexible(params: Mapping[str, Any], contact: HardContact) -> System:
     """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), centred in its guide like
     the rigid one; the rod's pin C is an exact NodePin at the slider's centre node."""
+    from nlpmbd import GROUND, System
+    from nlpmbd_joints import RevoluteJoint
+    from nlpmbd_joints.node_joints import NodePin
+
     nx, ny = mesh(params["elements"])
     if nx % 2 or ny % 2:
         raise InputError(

@@ -13,20 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import casadi as ca
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, RigidBody, System
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd_joints import (
-    DrivingAngle,
-    PlanarPrismaticClearance,
-    PlanarPrismaticJoint,
-    RevoluteJoint,
-)
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
 
 Z = (0.0, 0.0, 1.0)
 
@@ -72,6 +67,8 @@ def _link(
     length: float,
 ) -> RigidBody:
     """A uniform link in the XY plane starting at `start`, at `angle`, turning at `rate`."""
+    from nlpmbd import RigidBody
+
     centre = start + 0.5 * length * np.array([np.cos(angle), np.sin(angle), 0.0])
     v_centre = v_start + 0.5 * length * rate * np.array([-np.sin(angle), np.cos(angle), 0.0])
     return system.add_body(
@@ -113,6 +110,8 @@ def add_crank_and_rod(system: System, g: SliderCrank) -> tuple[RigidBody, RigidB
 def _bodies(system: System, g: SliderCrank) -> tuple[RigidBody, RigidBody, RigidBody]:
     """Crank, rod and slider at theta0 with velocities consistent with the loop closure
     l1 sin(theta) + l2 sin(phi) = 0."""
+    from nlpmbd import RigidBody
+
     _, C, _ = pin_positions(g)
     crank, rod = add_crank_and_rod(system, g)
     vC = _velocities(g)[2]
@@ -134,6 +133,14 @@ def build_slider_crank(
     """The mechanism with `guide` "ideal" or "clearance" (then `clearance` and `contact`).
     `drive_speed` (rad/s): the crank angle is prescribed as theta0 + drive_speed t (a
     DrivingAngle named "drive"); None leaves the crank free."""
+    from nlpmbd import GROUND, System
+    from nlpmbd_joints import (
+        DrivingAngle,
+        PlanarPrismaticClearance,
+        PlanarPrismaticJoint,
+        RevoluteJoint,
+    )
+
     system = System(gravity=(0.0, -gravity, 0.0))
     B, C, _ = pin_positions(g)
     crank, rod, slider = _bodies(system, g)
@@ -163,4 +170,6 @@ def build_slider_crank(
 
 def sinusoidal_moment(amplitude: float, frequency: float) -> Callable[[Any, Any], Any]:
     """P(t) = amplitude sin(frequency t) about Z, for a Torque in global axes."""
+    import casadi as ca
+
     return lambda t, state: [0.0, 0.0, amplitude * ca.sin(frequency * t)]

@@ -31,25 +31,18 @@ it on the floor). Hard contacts, frictionless and inelastic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pyquaternion import Quaternion
 
-from nlpmbd import GROUND, Case, Parameter, RigidBody, System
-from nlpmbd.model.joint import Joint
-from nlpmbd_joints import (
-    PrismaticClearance,
-    PrismaticJoint,
-    RevoluteClearance,
-    RevoluteJoint,
-    SphericalClearance,
-    SphericalJoint,
-    UniversalClearance,
-    UniversalJoint,
-)
+from nlpmbd import Case, Parameter
 
 from .four_bar import loose_joints
+
+if TYPE_CHECKING:
+    from nlpmbd import RigidBody, System
+    from nlpmbd.model.joint import Joint
 
 A, B, C = np.array([0.0, 0.1, 0.12]), np.array([0.0, 0.1, 0.2]), np.array([0.2, 0.0, 0.0])
 OMEGA_CRANK = np.array([6.0, 0.0, 0.0])
@@ -98,6 +91,9 @@ def rod_axes() -> np.ndarray:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    from nlpmbd import RigidBody, System
+    from nlpmbd_joints import SphericalClearance, SphericalJoint, UniversalClearance, UniversalJoint
+
     system = System(gravity=(0.0, 0.0, -9.81))
     crank = system.add_body(
         RigidBody(
@@ -132,14 +128,23 @@ def build(params: Mapping[str, Any]) -> System:
 
 
 def _ideal_a(crank: RigidBody) -> Joint:
+    from nlpmbd import GROUND
+    from nlpmbd_joints import RevoluteJoint
+
     return RevoluteJoint("A", GROUND, crank, point=A, axis=(1, 0, 0))
 
 
 def _ideal_d(slider: RigidBody) -> Joint:
+    from nlpmbd import GROUND
+    from nlpmbd_joints import PrismaticJoint
+
     return PrismaticJoint("D", GROUND, slider, point=(0, 0, 0), axis=(1, 0, 0))
 
 
 def _slider_joint(slider: RigidBody, c: float) -> Joint:
+    from nlpmbd import GROUND
+    from nlpmbd_joints import PrismaticClearance
+
     half = SLIDER_SECTION / 2
     square = [(-half, -half), (half, -half), (half, half), (-half, half)]
     return PrismaticClearance(
@@ -149,6 +154,9 @@ def _slider_joint(slider: RigidBody, c: float) -> Joint:
 
 
 def _crank_joint(crank: RigidBody, c: float) -> Joint:
+    from nlpmbd import GROUND
+    from nlpmbd_joints import RevoluteClearance
+
     return RevoluteClearance(
         "A", hole=crank, pin=GROUND, center=A, axis=(1, 0, 0), length=PIN_LENGTH,
         hole_radius=RADIUS + c, pin_radius=RADIUS, axial_play=c, ends_on="pin",

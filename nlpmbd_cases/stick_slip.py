@@ -26,19 +26,18 @@ N s/m; use `contact = compliant` for a Hunt-Crossley law of that stiffness, rest
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import casadi as ca
 import numpy as np
 
-from nlpmbd import GROUND, Case, Force, Parameter, RigidBody, System
+from nlpmbd import Case, Parameter
 from nlpmbd.errors import InputError
-from nlpmbd.model.compliant import CompliantContact
 from nlpmbd.model.contact import ContactLaw, HardContact, SpringDamperContact
-from nlpmbd.model.flexible_loads import PointLoad
-from nlpmbd_joints import PlanarPrismaticClearance
 
 from .flexible_slider import flexible_options, flexible_slider, slider_parameters
+
+if TYPE_CHECKING:
+    from nlpmbd import System
 
 LENGTH, WIDTH, MASS, INERTIA = 0.6, 0.5, 0.1, 5.083e-3
 S = 0.05  # the paper's s (m)
@@ -104,6 +103,8 @@ def _force_height(params: Mapping[str, Any]) -> float:
 
 
 def _law(params: Mapping[str, Any]) -> ContactLaw:
+    from nlpmbd.model.compliant import CompliantContact
+
     law: ContactLaw
     if params["contact"] == "spring_damper":
         law = SpringDamperContact(
@@ -125,6 +126,11 @@ def _law(params: Mapping[str, Any]) -> ContactLaw:
 
 
 def build(params: Mapping[str, Any]) -> System:
+    import casadi as ca
+
+    from nlpmbd import GROUND, Force, RigidBody, System
+    from nlpmbd_joints import PlanarPrismaticClearance
+
     system = System(gravity=(0.0, -9.81, 0.0))
     if params["slider"] == "flexible":
         return _flexible(system, params)
@@ -170,6 +176,10 @@ def _flexible(system: System, params: Mapping[str, Any]) -> System:
     """The paper's flexible slider (nlpmbd_cases/flexible_slider.py), seated on the lower face
     of the rigid slider's guide (faces at -W/2 - c and W/2 + c: 2 c of play in all): the spring
     acts on the left face's mid-height point, F on the right face at its height."""
+    import casadi as ca
+
+    from nlpmbd.model.flexible_loads import PointLoad
+
     if params["contact"] == "compliant":
         raise InputError(
             "contact must be hard or spring_damper with slider=flexible, got compliant (its "

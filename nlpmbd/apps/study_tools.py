@@ -5,14 +5,17 @@ complete) and must tabulate every spec, drawing only the runs that completed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
-from ..io.result import SimulationResult
 from ..model.case import Parameter
 from ..validation import short_repr
 from .study import Results, RunSpec
+
+if TYPE_CHECKING:  # studies are declared for `nlpmbd list` without loading the result code
+    from ..io.result import SimulationResult
 
 COLORS = (
     "tab:blue",

@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..validation import finite_scalar, name_string, short_repr
-from .system import System
+
+if TYPE_CHECKING:  # listing cases reads their parameters only: no CasADi until a build
+    from .system import System
 
 #: The kinds of value a Parameter can hold.
 KINDS = (float, int, bool, str)
@@ -207,6 +209,8 @@ class Case:
         return dict(chosen)
 
     def build(self, overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
+        from .system import System
+
         params = self.resolve(overrides)
         system = self.builder(params)
         if not isinstance(system, System):

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..io.result import SimulationResult
-
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from ..io.result import SimulationResult
 
 #: Default length scale (m) when a result has no contacts: positions move at least this much
 #: before a panel zooms in (1e-2 of it is the smallest span drawn).
