@@ -120,10 +120,11 @@ def _failing_case() -> Case:
 
 # The load is NaN after t_fail = 0.01 s (t = 10 x 1e-3 s summed is a little above 0.01): euler
 # takes it at a step's start, so the step from t = 0.01 s fails; verlet's second kick takes it
-# at the step's end, so the one to t = 0.01 s does.
-@pytest.mark.parametrize("scheme, steps", [("euler", 10), ("verlet", 9)])
+# at the step's end, so the one to t = 0.01 s fails its scheme, and the retry ladder's last rung
+# takes it first order (step/retry.py); the next fails both.
+@pytest.mark.parametrize("scheme, steps, first_order", [("euler", 10, 0), ("verlet", 10, 1)])
 def test_solver_failure_exits_3_after_writing_partial_results(
-    tmp_path, capsys, monkeypatch, scheme, steps
+    tmp_path, capsys, monkeypatch, scheme, steps, first_order
 ):
     import nlpmbd.apps.registry as registry
 
@@ -137,6 +138,7 @@ def test_solver_failure_exits_3_after_writing_partial_results(
     partial = SimulationResult.load(out)
     assert not partial.completed and partial.meta["completed"] is False
     assert partial.n_steps == steps and partial.t[-1] == pytest.approx(steps * 1e-3)
+    assert partial.meta["first_order_steps"] == first_order
 
 
 @pytest.mark.slow

@@ -89,8 +89,12 @@ def main() -> None:
         result, cpu = run(integrator="euler")
     c = compare(result, load_csv(folder, FILE))
     c["failure"] = failure
+    c["first_order"] = int(result.meta.get("first_order_steps", 0))
     retried = int(np.count_nonzero(result.status == RETRIED))
-    print(f"{NAME}: {len(result.t) - 1} steps, {retried} solved again, CPU {cpu:.1f} s")
+    print(
+        f"{NAME}: {len(result.t) - 1} steps ({result.meta['integrator']}), {retried} solved "
+        f"again, {c['first_order']} of them first order, CPU {cpu:.1f} s"
+    )
     print(f"  at the 21 samples: crank angle {c['crank']:.1e} rad, coupler and rocker angles "
           f"{c['angles']:.1e} rad, centres {c['centres']:.1e} m")  # fmt: skip
     print(
@@ -126,18 +130,25 @@ def _figure(c: dict[str, Any]) -> None:
 
 def _page(c: dict[str, Any], cpu: float, retried: int) -> str:
     if c["failure"]:
-        run = f"""**The default options fail** in this run: `{c["failure"]}`. Cause: the default
-second-order step's velocity stage (a QP over h/2 at the new positions) misses its
-equations-of-motion bound at 0.5176-0.5179 s, where the crank reverses against the controller
-and the journal at B, on its bearing wall with friction, takes a normal force 14 times the
-position stage's (57 N against 4 N): its friction fixed point does not settle within its rounds
-(residual 1.4e-7 to 1.8e-7 of the forces against 1e-8). Run through the Python step loop
-(instrumented), the same steps fail there too but a later rung of the retry ladder recovers;
-the default compiled chunks stop.
+        run = f"""**The default options fail** in this run: `{c["failure"]}`. The retry ladder's
+last rung (a step that every attempt of the second-order step failed is taken first order,
+`first_order_steps` in meta.json) takes the run past 0.697 s, where it stopped without it (the
+friction fixed point of the fallback NLP's position stage not converged), and the page's first
+version (347f28f) stopped at 0.517 s (the velocity stage's friction fixed point: the journal at
+B, on its bearing wall, took a normal force 14 times the position stage's). At the step above,
+already at h = h_min, neither scheme's friction fixed point settles: the QP's rounds fail, and
+the fallback NLP's 50 solves leave an EoM residual 36 (first order: 42) times the bound.
 The comparison below is the first-order step (`integrator=euler`, the reference's class), which
-runs through."""
+runs through: from its own states it never meets that step."""
     else:
-        run = "The default options run through."
+        run = f"""**The default options run through** (the second-order step): the retry
+ladder takes the {c["first_order"]} step(s) that the second-order step cannot close with the
+first-order step (its last rung, `first_order_steps` in meta.json). Without that rung the run
+stopped at 0.697 s (`Coulomb friction not converged in 50 solves`: the friction fixed point of
+the fallback NLP's step); the page's first version (347f28f) stopped at 0.517 s, where the
+velocity stage (a QP over h/2 at the new positions) missed its equations-of-motion bound: the
+journal at B, on its bearing wall with friction, took a normal force 14 times the position
+stage's (57 N against 4 N) and its friction fixed point did not settle within its rounds."""
     return f"""
 **Problem.** Planar four-bar (crank 1 m, coupler 4 m, rocker 2.5 m, ground 3 m, 1 kg links) with
 radial clearance c = 5 mm at the three pins B, C, D, restitution 0 and Coulomb mu = 0.1, the
@@ -161,7 +172,7 @@ due to time of detection of impacts". Its CPU time is not in the data.
 steps solved again by the retry ladder: {retried}): at the 21 samples the crank angle differs
 by at most {c["crank"]:.1e} rad, the coupler and rocker angles by {c["angles"]:.1e} rad, their
 centres by {c["centres"]:.1e} m (c = 5e-3 m). After 0.2 s every journal lies on its bearing wall
-in both (nlpmbd's first-order step leaves |e| - c at most {c["eccentricity"]:.0e} m) and the
+in both (nlpmbd leaves |e| - c at most {c["eccentricity"]:.0e} m) and the
 contact directions agree to {max(c["directions"]):.1e} rad. Tracking error theta1 - q_d at
 0.5 / 1 s: nlpmbd
 {c["tracking"][0.5]:+.1e} / {c["tracking"][1.0]:+.1e} rad, Siconos

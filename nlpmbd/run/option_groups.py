@@ -217,7 +217,12 @@ class Tolerances(_Group):
         object.__setattr__(self, "ipopt", check_ipopt_options(self.ipopt))
 
     tol: float = option("IPOPT tolerance of every step", 1e-10, low=1e-14, high=1e-4)
-    max_retries: int = option("retries of a failed step (cold, smaller h, no T2)", 3, low=0, high=3)
+    max_retries: int = option(
+        "retries of a failed step (cold, smaller h, no T2; second order: then first order)",
+        3,
+        low=0,
+        high=3,
+    )
     ipopt: dict[str, Any] = option("extra IPOPT options", {}, flag=False)
     verify_constraints: float = option(
         "largest constraint violation of a solved step", 1e-9, unit="m", low=0.0, low_open=True

@@ -23,7 +23,7 @@ from .limits import check_assembly, check_run_size
 from .meta import run_info
 from .option_groups import Codegen, StepControl
 from .options import SimulationOptions
-from .solvers import Plan, SolverFactory, build_kernel, build_solver
+from .solvers import Plan, SolverFactory, build_kernel, build_solver, first_order
 from .state import RunState
 from .stepping import Stepper
 from .validity import RunChecks
@@ -64,6 +64,8 @@ class Run:
             estimator,
             estimator if controlled else None,
         )
+        if self.kernel.verlet:
+            self.stepper.first_order = first_order(m, options, solver)
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
         # what auto resolved to for this system

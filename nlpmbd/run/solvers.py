@@ -4,6 +4,7 @@ NLP as its fallback."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -120,3 +121,18 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
         Sizing.CONTROLLED if options.time.step_control is StepControl.CONTROLLER else Sizing.FIXED
     )
     return Plan(WithFallback(qp, lambda: nlp_solver(kernel, fallback_options)), qp, sizing)
+
+
+def first_order(
+    model: SymbolicModel, options: SimulationOptions, factory: SolverFactory | None = None
+) -> Callable[[], StepSolver]:
+    """The last rung of a second-order run's retry ladder (step/retry.py): the run's step
+    solver (its `factory`'s, else build_solver's) on a first-order kernel of the same model and
+    options, built on the first call, once."""
+    euler = options.replace(integrator=Integrator.EULER.value)
+
+    def build() -> StepSolver:
+        kernel = build_kernel(model, euler)
+        return factory(kernel, euler) if factory else build_solver(kernel, euler).solver
+
+    return functools.cache(build)

@@ -16,6 +16,7 @@ LOOP_COUNTERS = (
     "controller_rejections",
     "chunk_steps",
     "chunk_steps_discarded",
+    "first_order_steps",
 )
 #: Every counter recorded in meta.json, zero when it does not apply.
 COUNTERS = (

@@ -4,6 +4,7 @@ retry ladder), or a chunk of fixed-h QP steps evaluated by one CasADi Function."
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from ..step.solver import StepInputs, StepSolver
 from .chunk_graph import PARAMETERS
 from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
-from .controller import StepController
+from .controller import StepController, control_law
 from .grid import step_bounds
 from .history import History
 from .options import SimulationOptions
@@ -30,7 +31,9 @@ from .validity import RunChecks
 class Stepper:
     """What advances a run: the model, its solver, and where the steps are recorded.
     `estimator` gives every step's local error estimate (run/controller.py); `controller` is
-    the same law when it also chooses h (step_control = controller)."""
+    the same law when it also chooses h (step_control = controller); `first_order` the last
+    rung of a second-order run's retry ladder (step/retry.py), whose steps take the first-order
+    law's estimate."""
 
     model: SymbolicModel
     options: SimulationOptions
@@ -42,6 +45,7 @@ class Stepper:
     controller: StepController | None = None
     runner: ChunkRunner | None = None
     parameters: np.ndarray | None = None  # the chunks' PARAMETERS, one row per column
+    first_order: Callable[[], StepSolver] | None = None
 
     # ---- one step in Python ------------------------------------------------------------
     def one_step(self, state: RunState) -> float:
@@ -69,9 +73,22 @@ class Stepper:
             smaller,
             self.options.tolerances.max_retries,
             state.step,
+            self.first_order if self.options.tolerances.max_retries else None,
         )
         state.count("curvature_fallbacks", solved.curvature_fallback)
         return solved
+
+    @functools.cached_property
+    def _first_order_law(self) -> StepController:
+        m = self.model
+        return StepController(control_law(m, False), self.options, m.n_q, m.n_v)
+
+    def _error(self, solved: Solved, q0: np.ndarray, v0: np.ndarray) -> float:
+        """The step's local error estimate: a first-order step's is the first-order law's
+        (run/controller.py), which the second-order one would underrate."""
+        sol = solved.solution
+        law = self._first_order_law if solved.first_order else self.estimator
+        return law.error(sol.h, q0, v0, sol.q, sol.v)
 
     def _controlled(self, state: RunState, inputs: StepInputs) -> Solved:
         """A step at the controller's h, halved (down to h_min) while the true gap penetrates
@@ -88,8 +105,9 @@ class Stepper:
             iters, spent, h = iters + solved.iterations, spent + solved.solve_time, solved.h_hi
             sol, c = solved.solution, self.controller
             assert c is not None
-            err = c.error(sol.h, state.q, state.v, sol.q, sol.v)
-            if not (landing or h <= h_min) and c.too_large(sol.h, err):
+            err = self._error(solved, state.q, state.v)
+            # a first-order step is not rejected on its error (its law rejects none)
+            if not (landing or h <= h_min or solved.first_order) and c.too_large(sol.h, err):
                 state.count("controller_rejections")
                 rejected, h = True, c.next(sol.h, err, True)
                 continue
@@ -99,13 +117,16 @@ class Stepper:
             rejected = True
             h = max(h_min, 0.5 * h)
         state.h_next = c.next(sol.h, err, rejected)
-        return Solved(sol, solved.status, iters, spent, h, solved.curvature_fallback)
+        return Solved(
+            sol, solved.status, iters, spent, h, solved.curvature_fallback, solved.first_order
+        )
 
     def _record(self, state: RunState, solved: Solved) -> float:
         """Take a solved step into the state and the history: update, gap projection."""
         sol, m = solved.solution, self.model
         t0 = state.t
-        state.error += self.estimator.error(sol.h, state.q, state.v, sol.q, sol.v)
+        state.error += self._error(solved, state.q, state.v)
+        state.count("first_order_steps", solved.first_order)  # once per step taken
         state.t = state.t + sol.h
         state.q, state.v = sol.q, sol.v
         gap_raw = self._gaps(state.q) if m.n_gap else -np.inf

@@ -112,7 +112,7 @@ class VerletStep(StepSolver):
         tic = time.perf_counter()
         a = self.first.solve(inputs, warm)
         if a.failed:
-            return a
+            return replace(a, return_status=f"position stage: {a.return_status}")
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         normal = np.maximum(2 * a.lam, 0.0)  # stage 1 carries about half the normal impulse
         with quiet_for(self.plugin):
@@ -134,6 +134,7 @@ class VerletStep(StepSolver):
         first.update(friction=friction, eom=a.eom_residual, comp=a.comp_residual)
         first.update(ok=1.0, settled=1.0)  # a failed first stage returned above
         out = combine(first, second)
+        ok = bool(out["ok"])
         return replace(
             a,
             v=out["v_new"].ravel(),
@@ -141,7 +142,19 @@ class VerletStep(StepSolver):
             lam_eq=out["lam_eq"],
             eom_residual=out["eom"],
             comp_residual=out["comp"],
-            status=a.status if out["ok"] else FAILED,
+            status=a.status if ok else FAILED,
             solve_time=time.perf_counter() - tic,
             friction=out["friction"],
+            return_status=a.return_status if ok else self._why(a, second, float(b["settled"])),
         )
+
+    def _why(self, a: StepSolution, second: Mapping[str, Any], settled: float) -> str:
+        """The failed step's reason: the velocity stage's (the position stage passed)."""
+        eom, comp = second["eom"], second["comp"]
+        if settled:
+            miss = f"failed its checks (EoM residual {eom:.3g} N, complementarity {comp:.3g} N m)"
+        elif self.kernel.model.has_friction:
+            miss = f"friction fixed point not settled (EoM residual {eom:.3g} N)"
+        else:
+            miss = f"EoM residual {eom:.3g} N above its bound"
+        return f"position stage: {a.return_status}; velocity stage (QP over h/2): {miss}"
