@@ -5,11 +5,8 @@ bearings and the controller turns the crank towards its target."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from nlpmbd import SimulationOptions, simulate
-from nlpmbd.errors import SolverFailure
-from nlpmbd.step.solver import FAILED
 from nlpmbd_cases.four_bar_clearance import CASE, desired
 
 
@@ -32,22 +29,7 @@ def test_the_journals_stay_in_their_bearings_and_the_controller_turns_the_crank(
     assert off[1] < off[0] - 1e-3, off
 
 
-@pytest.mark.slow
-def test_the_default_run_gets_past_the_step_its_second_order_scheme_fails():
-    """Issue 31: with the default options (second order, compiled chunks, error control over
-    t_end = 1 s: the steps depend on t_end) the run stopped at step 8455, t = 0.697 s, where no
-    attempt of the second-order step settled its friction fixed point. The retry ladder's last
-    rung takes that step first order (step/retry.py). Stopped at 0.72 s (~3 min CPU)."""
-    system, _ = CASE.build()
-    options = SimulationOptions(t_end=1.0, h_min=CASE.h_min, h_max=CASE.h_max)
-    reached = [0.0]
-
-    def on_step(step: int, t: float) -> None:
-        reached[0] = t
-
-    with pytest.raises(SolverFailure, match="interrupted") as stopped:
-        simulate(system, options, on_step=on_step, stop=lambda: reached[0] >= 0.72)
-    partial = stopped.value.partial
-    assert partial.meta["integrator"] == "verlet" and partial.t[-1] >= 0.72
-    assert not np.any(partial.status == FAILED)
-    assert 1 <= partial.meta["first_order_steps"] <= 0.01 * partial.n_steps
+# The default run past the step its second-order scheme fails (0.697 s on main before the
+# retry ladder's first-order rung) takes ~3 min CPU: measured by
+# `python -m benchmarks.reference_problems.four_bar_clearance`, not in the suite (10 min budget);
+# the rung itself: tests/test_first_order_rung.py.
