@@ -70,6 +70,7 @@ def test_the_converted_mjcf_model_moves_as_mujoco_moves_it(tmp_path):
     assert errors[0] < 5e-6 and errors[0] / errors[1] > 3.0, errors
 
 
+@pytest.mark.slow
 def test_a_loose_hinge_runs_with_its_clearance_figure(tmp_path):
     marks = START + "clearance = 1e-4\npin_radius = 0.02\nlength = 0.05\n"
     path = copied(tmp_path, marks)

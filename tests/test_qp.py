@@ -174,6 +174,7 @@ def test_qp_path_with_an_h_range_steps_at_h_max():
     assert controlled.solver_path.value == "qp"
 
 
+@pytest.mark.slow
 def test_other_qp_plugins_match_qrqp():
     system, _ = get_case("pendulum").build({"joint": "clearance"})
     runs = {

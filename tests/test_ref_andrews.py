@@ -32,6 +32,7 @@ def test_second_order_convergence_to_the_test_set():
     assert finer["balance"] < 1e-4
 
 
+@pytest.mark.slow
 def test_the_default_step_gives_six_digits():
     """h = 1e-5, the case's default: 7.3 digits measured (a lucky cancellation; the floor of
     the steps' tolerances is about 6.3 digits, h = 5e-6)."""

@@ -8,7 +8,7 @@ import pytest
 from benchmarks.reference_problems.bricard import measures, run
 
 
-@pytest.mark.parametrize("solver", ["qp", "nlp"])
+@pytest.mark.parametrize("solver", ["qp", pytest.param("nlp", marks=pytest.mark.slow)])
 def test_energy_is_conserved_once_the_dependent_equation_is_dropped(solver):
     result, _, failure = run("universal", solver, t_end=1.0)
     assert not failure and result is not None
