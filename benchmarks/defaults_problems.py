@@ -49,6 +49,7 @@ from nlpmbd_joints import PlaneContact
 from nlpmbd_joints.guide_data import crank_angle
 from references import ref_flexible_slider, ref_slider_crank_lcp
 from references.ref_four_bar import rocker_angle
+from references.ref_pendulum import swing as ref_swing
 
 G = 9.81
 
@@ -84,17 +85,8 @@ def _case(name: str, **params) -> Callable[[], System]:
 
 @functools.cache
 def swing(t_end: float, m: float, L: float, I_O: float):
-    """Angle theta(t) of a body swinging about a fixed Z axis through the point L from its
-    centre of mass, released at rest with the centre of mass along +X, gravity -Y."""
-    sol = solve_ivp(
-        lambda t, y: [y[1], -m * G * L * np.cos(y[0]) / I_O],
-        (0.0, t_end),
-        [0.0, 0.0],
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    return lambda t: sol.sol(t)[0]
+    """references/ref_pendulum.py's theta(t), computed once per problem."""
+    return ref_swing(t_end, m, L, I_O, G)
 
 
 def pendulum_theta(res: SimulationResult) -> np.ndarray:

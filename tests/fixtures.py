@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from nlpmbd import SimulationResult, System
 from nlpmbd.apps.registry import get_case
+from references.ref_pendulum import swing
 
 
 def tilted_box(height: float = 0.05, tilt_deg: float = 20.0, spin: float = 3.0) -> System:
@@ -38,16 +38,7 @@ def pendulum_theta_reference(
 ):
     """theta(t) of the minimal-coordinate ODE I_O theta'' = -m g L cos(theta), I_O = J_zz + m L^2,
     released at rest horizontally (theta from +X towards +Y), solved by scipy to 1e-12."""
-    I_O = jzz + m * L**2
-    sol = solve_ivp(
-        lambda t, y: [y[1], -m * g * L * np.cos(y[0]) / I_O],
-        (0.0, t_end),
-        [0.0, 0.0],
-        rtol=1e-12,
-        atol=1e-12,
-        dense_output=True,
-    )
-    return lambda t: sol.sol(t)[0]
+    return swing(t_end, m, L, jzz + m * L**2, g)
 
 
 def pendulum_theta_error(res: SimulationResult, theta_ref) -> float:

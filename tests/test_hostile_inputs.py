@@ -13,41 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.abuse_output import NAMED
 from nlpmbd.apps.cli import main
 
 SHORT = ["--t-end", "0.005", "--no-plot", "--quiet"]
-NAMED_BODIES = """
-[model]
-name = "named"
-
-[[bodies]]
-name = "{first}"
-mass = 1.0
-inertia = [0.002, 0.085, 0.085]
-position = [0.5, 0.0, 0.0]
-
-[[bodies]]
-name = "{second}"
-mass = 1.0
-inertia = [0.002, 0.085, 0.085]
-position = [1.5, 0.0, 0.0]
-
-[[joints]]
-type = "revolute"
-name = "pin"
-parent = "GROUND"
-child = "{first}"
-point = [0, 0, 0]
-axis = [0, 0, 1]
-
-[[joints]]
-type = "revolute"
-name = "elbow"
-parent = "{first}"
-child = "{second}"
-point = [1, 0, 0]
-axis = [0, 0, 1]
-"""
 
 
 def _cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -63,7 +32,7 @@ def _cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 def _named_run(tmp_path: Path, first: str, second: str) -> Path:
     model = tmp_path / "named.toml"
-    model.write_text(NAMED_BODIES.format(first=first, second=second))
+    model.write_text(NAMED.format(first, second))
     out = tmp_path / "run"
     assert main(["run", str(model), *SHORT, "--out", str(out)]) == 0
     return out
