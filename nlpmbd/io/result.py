@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InputError
 from ..model.clearance import gap_fractions
 from ..validation import short_repr
+from .clearances import penetration_scales
 from .files import read_result, write_result
 from .schema import SCHEMA
 
@@ -121,16 +122,7 @@ class SimulationResult:
     def penetration_fraction(self) -> dict[str, float]:
         """Per joint, the largest true penetration over the run divided by the clearance that
         the gap closes (0 when the gaps never close)."""
-        n, given = self.gap.shape[1], self.meta.get("contact_scales")
-        try:  # none recorded counts as no clearance; a wrong length or value does not
-            scales = np.zeros(n) if given is None else np.asarray(given, dtype=float)
-        except (TypeError, ValueError):
-            scales = np.zeros(0)
-        if scales.shape != (n,):
-            raise InputError(
-                f"meta contact_scales must give one clearance (m) per contact column ({n}), "
-                f"got {short_repr(given)}"
-            )
+        scales = penetration_scales(self.meta, self.gap.shape[1])  # soft gaps: 0
         out: dict[str, float] = {}
         worst = np.max(gap_fractions(np.maximum(self.gap, 0.0), scales), axis=0, initial=0.0)
         for k, joint in enumerate(self.contact_joints):

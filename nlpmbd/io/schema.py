@@ -89,6 +89,17 @@ SIZE_KEYS = {
     "K": "nodes",
 }
 
+#: meta.json lists with one entry per gap: key -> (size name, what each entry is). The
+#: clearance a gap closes is stored here only: joint_geometry leaves it out (io/clearances.py).
+#: contact_soft and compliant_scales are absent from results written before them (format 2).
+GAP_KEYS = {
+    "contact_scales": ("M", "clearance"),
+    "contact_soft": ("M", "flag"),
+    "compliant_scales": ("C", "clearance"),
+}
+#: The joint_geometry key of a joint's clearance in results without contact_soft.
+CLEARANCE_KEY = "clearance"
+
 
 def markdown_table() -> str:
     """The table of the arrays in docs/guide/results.md."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import short_repr
-from .schema import SCHEMA, SIZE_KEYS
+from .schema import GAP_KEYS, SCHEMA, SIZE_KEYS
 
 #: Largest | |p| - 1 | of the Euler parameters of a run that renormalises them.
 UNIT_NORM_TOL = 1e-6
@@ -66,13 +66,7 @@ def check_meta(meta: dict[str, Any], d: Path) -> None:
         raise _bad(d, "bodies", "is missing")
     for key in SIZE_KEYS.values():
         _names(meta, key, d)
-    scales = meta.get("contact_scales", [])
-    if (
-        not isinstance(scales, list)
-        or len(scales) != len(meta.get("contact_labels", []))
-        or not all(_finite_number(c) and c >= 0 for c in scales)
-    ):
-        raise _bad(d, "contact_scales", "must give one clearance >= 0 (m) per contact label")
+    _check_gap_lists(meta, d)
     for key, kind in TYPES.items():
         if key in meta and not isinstance(meta[key], kind):
             raise _bad(d, key, f"must be a JSON {kind.__name__}, got {short_repr(meta[key])}")
@@ -94,6 +88,27 @@ def check_meta(meta: dict[str, Any], d: Path) -> None:
         raise _bad(d, "warnings", "must list text lines")
     if "resume" in meta:
         _check_resume(meta["resume"], len(meta.get("compliant_labels", [])), d)
+
+
+def _check_gap_lists(meta: dict[str, Any], d: Path) -> None:
+    """The per-gap lists (schema GAP_KEYS): one entry per label; contact_scales may only be
+    absent without contacts, the others (newer) only together."""
+    for key, (size, kind) in GAP_KEYS.items():
+        if key not in meta and key != "contact_scales":
+            continue
+        value, labels = meta.get(key, []), SIZE_KEYS[size].split("_")[0]
+        if kind == "flag":
+            ok, what = (lambda x: isinstance(x, bool)), "true/false"
+        else:
+            ok, what = (lambda x: _finite_number(x) and x >= 0), "clearance >= 0 (m)"
+        if not (
+            isinstance(value, list)
+            and len(value) == len(meta.get(SIZE_KEYS[size], []))
+            and all(map(ok, value))
+        ):
+            raise _bad(d, key, f"must give one {what} per {labels} label")
+    if ("contact_soft" in meta) != ("compliant_scales" in meta):
+        raise _bad(d, "contact_soft", "and compliant_scales must be both present or both absent")
 
 
 def _check_geometry(geometry: Any, joints: list[str], d: Path) -> None:

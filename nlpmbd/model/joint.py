@@ -101,7 +101,8 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
 
     def describe(self) -> dict | None:
         """Plain numbers about the joint's geometry that figures need (stored in a result's
-        meta["joint_geometry"]), or None. The default: None."""
+        meta["joint_geometry"]; a "clearance" equal to its first gap's is stored once, in
+        contact_scales, io/clearances.py), or None. The default: None."""
         return None
 
     def duplicates(self, other: Joint) -> str | None:

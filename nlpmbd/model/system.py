@@ -180,14 +180,33 @@ class System:
         ]
 
     @property
+    def gap_clearances(self) -> list[float]:
+        """Per contact column, the clearance its gap closes (joint_clearances), soft or not:
+        meta.json's contact_scales."""
+        return [c for j in self.hard_joints for c in self.joint_clearances(j)]
+
+    @property
+    def gap_soft(self) -> list[bool]:
+        """Per contact column, True for a SpringDamperContact's gap, which penetrates by design:
+        meta.json's contact_soft."""
+        return [
+            isinstance(j.contact, SpringDamperContact)
+            for j in self.hard_joints
+            for _ in range(j.n_gap)
+        ]
+
+    @property
+    def compliant_clearances(self) -> list[float]:
+        """Per compliant column (compliant_labels), the clearance its gap closes: meta.json's
+        compliant_scales."""
+        return [c for j in self.compliant_joints for c in self.joint_clearances(j)]
+
+    @property
     def gap_scales(self) -> list[float]:
-        """Per contact column, the clearance its penetration is measured against
-        (joint_clearances); 0 for a SpringDamperContact's gaps, which penetrate by design."""
-        out: list[float] = []
-        for j in self.hard_joints:
-            clearances = self.joint_clearances(j)
-            out += [0.0] * j.n_gap if isinstance(j.contact, SpringDamperContact) else clearances
-        return out
+        """Per contact column, the clearance its penetration is measured against: its
+        gap_clearances entry, 0 for a soft gap (gap_soft)."""
+        soft = self.gap_soft
+        return [0.0 if s else c for c, s in zip(self.gap_clearances, soft, strict=True)]
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         """Stacked q0 (7N: x y z e0 e1 e2 e3 per body, then x y per node) and v0 (6N: r_dot, w'

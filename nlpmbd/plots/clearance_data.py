@@ -1,5 +1,6 @@
 """Journal orbits of radial clearance joints (a pin in a hole, a ball in a socket) from a result's
-q and the joint's description (Joint.describe(), stored in meta["joint_geometry"]).
+q and the joint's description (Joint.describe(), stored in meta["joint_geometry"], its clearance
+in meta["contact_scales"]: io/clearances.py).
 
 A joint is drawn when its description holds KIND ("pin" or "ball") and these keys (bodies by
 name, "ground" for the fixed frame; points and vectors in the axes of their body, m):
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.clearances import joint_geometry
 from ..io.result import SimulationResult
 from .kinematics import body_pose, global_points, to_body_axes
 
@@ -50,7 +52,7 @@ class Track:
 
 def radial_joints(result: SimulationResult) -> list[tuple[str, dict]]:
     """(joint, description) of every radial clearance joint of the result, in joint order."""
-    geometry = result.meta.get("joint_geometry") or {}
+    geometry = joint_geometry(result.meta)
     return [(j, g) for j, g in geometry.items() if isinstance(g, dict) and g.get(KIND) in KINDS]
 
 

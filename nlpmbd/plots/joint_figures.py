@@ -1,6 +1,7 @@
 """Figures that joints declare: a joint whose describe() holds {"figures": NAME} is drawn by the
 function registered as NAME in the entry point group "nlpmbd.figures", called as
-fn(result, directory, joint_name, geometry, dpi) -> list of paths. The engine never names a
+fn(result, directory, joint_name, geometry, dpi) -> list of paths (geometry with the joint's
+"clearance" from contact_scales, io/clearances.py). The engine never names a
 joint type; a package that defines a joint registers its figures the same way."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..io.clearances import joint_geometry
 from ..io.result import SimulationResult
 
 
@@ -21,7 +23,7 @@ def joint_figures(result: SimulationResult, out: Path, dpi: int) -> list[Path]:
     nothing)."""
     hooks = figure_hooks()
     paths: list[Path] = []
-    for joint, geometry in (result.meta.get("joint_geometry") or {}).items():
+    for joint, geometry in joint_geometry(result.meta).items():
         name = geometry.get("figures") if isinstance(geometry, dict) else None
         if isinstance(name, str) and name in hooks:
             paths += hooks[name].load()(result, out, joint, geometry, dpi)

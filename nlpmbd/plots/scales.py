@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..io.clearances import penetration_scales
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -26,9 +28,11 @@ COLORS = tuple(f"C{k}" for k in range(10))
 
 
 def length_scale(result: SimulationResult) -> float:
-    """The smallest clearance of the result's contacts (m), or DEFAULT_LENGTH without any."""
-    scales = [float(s) for s in result.meta.get("contact_scales", []) if float(s) > 0]
-    return min(scales, default=DEFAULT_LENGTH)
+    """The smallest clearance of the result's hard contacts (m, soft ones left out), or
+    DEFAULT_LENGTH without any."""
+    scales = penetration_scales(result.meta, result.gap.shape[1])
+    positive = scales[scales > 0]
+    return float(positive.min()) if positive.size else DEFAULT_LENGTH
 
 
 def position_span(result: SimulationResult) -> float:

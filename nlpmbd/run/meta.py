@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import metadata
 from typing import Any
 
+from ..io.clearances import stored_description
 from ..model.system import System
 from .options import SimulationOptions
 
@@ -22,6 +23,15 @@ def versions() -> dict[str, str]:
     return out
 
 
+def geometry(system: System) -> dict[str, dict]:
+    """The joints' descriptions, each clearance left to contact_scales (io/clearances.py)."""
+    return {
+        j.name: stored_description(d, system.joint_clearances(j))
+        for j in system.joints
+        if (d := j.describe())
+    }
+
+
 def run_info(
     system: System, options: SimulationOptions, meta: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -35,9 +45,11 @@ def run_info(
             "nodes": [f"{f.name}[{k}]" for f in system.flexible for k in range(f.n_nodes)],
             "flexible": [f.describe() for f in system.flexible],
             "contact_labels": system.gap_labels,
-            "contact_scales": system.gap_scales,
+            "contact_scales": system.gap_clearances,
+            "contact_soft": system.gap_soft,
             "compliant_labels": system.compliant_labels,
-            "joint_geometry": {j.name: j.describe() for j in system.joints if j.describe()},
+            "compliant_scales": system.compliant_clearances,
+            "joint_geometry": geometry(system),
             "eq_labels": system.eq_labels,
             "joints": [j.name for j in system.joints],
             "gravity": system.gravity.tolist(),
