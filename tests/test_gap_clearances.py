@@ -21,7 +21,7 @@ from nlpmbd import (
 )
 from nlpmbd.apps.registry import get_case, load_cases
 from nlpmbd.errors import InputError
-from nlpmbd.io.clearances import joint_geometry, penetration_scales
+from nlpmbd.io.clearances import joint_geometry, penetration_scales, stored_description
 from nlpmbd.io.files import read_result, write_result
 from nlpmbd.io.result import SimulationResult
 from nlpmbd.model.contact import SpringDamperContact
@@ -165,3 +165,15 @@ def test_a_damaged_clearance_list_is_refused_in_one_line(tmp_path, change, messa
     with pytest.raises(InputError, match=message) as caught:
         SimulationResult.load(d)
     assert "\n" not in str(caught.value)
+
+
+def test_a_description_is_stripped_only_of_its_first_gaps_clearance():
+    """Nothing is lost: a clearance other than the first gap's (or none) stays in the
+    description, and reading it back returns the description as the joint gave it."""
+    meta = {"contact_labels": ["j.a", "j.b"], "contact_scales": [C, 2 * C]}
+    meta |= {"contact_soft": [False, False], "compliant_scales": []}
+    for description in ({"clearance": C, "x": 1}, {"clearance": 2 * C}, {"clearance": "text"}):
+        stored = stored_description(description, [C, 2 * C])
+        assert ("clearance" in stored) == (description["clearance"] != C)
+        assert joint_geometry({**meta, "joint_geometry": {"j": stored}}) == {"j": description}
+    assert stored_description({"clearance": 0.0}, [0.0]) == {"clearance": 0.0}

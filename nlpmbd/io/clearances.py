@@ -83,6 +83,8 @@ def stored_description(description: dict[str, Any], clearances: Sequence[float])
     """A joint's description (Joint.describe()) as a result stores it: without its clearance
     when that is its first gap's (`clearances`, per gap), which contact_scales holds."""
     given = description.get(CLEARANCE_KEY)
-    if clearances and given is not None and float(given) == float(clearances[0]):
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        return description
+    if clearances and given > 0 and float(given) == float(clearances[0]):
         return {k: v for k, v in description.items() if k != CLEARANCE_KEY}
     return description
