@@ -100,13 +100,15 @@ def run_nlpmbd(spec: Spec, t_end: float, physics: bool = False) -> dict:
 def nlpmbd_physics(out: Path) -> dict:
     import numpy as np
 
+    from nlpmbd.io.clearances import penetration_scales
     from nlpmbd.io.result import SimulationResult
     from nlpmbd_joints.guide_data import crank_angle
 
     from .siconos_slider_crank import revolution_time
 
     r = SimulationResult.load(out)
-    c = r.meta["parameters"].get("clearance", 1e-3)
+    scales = penetration_scales(r.meta, r.gap.shape[1])  # the guide's gaps' clearance
+    c = float(scales[scales > 0].min()) if np.any(scales > 0) else 1e-3
     hit = np.flatnonzero(r.lam.max(axis=1) > IMPACT_FORCE)
     theta = crank_angle(r)
     pen = float(max(0.0, r.gap.max()))
