@@ -177,3 +177,30 @@ def test_a_description_is_stripped_only_of_its_first_gaps_clearance():
         assert ("clearance" in stored) == (description["clearance"] != C)
         assert joint_geometry({**meta, "joint_geometry": {"j": stored}}) == {"j": description}
     assert stored_description({"clearance": 0.0}, [0.0]) == {"clearance": 0.0}
+
+
+@pytest.mark.slow
+def test_an_old_format_checkpoint_resumes_into_the_per_gap_form(tmp_path):
+    system = get_case("pendulum").build({"joint": "clearance"})[0]
+    opts = SimulationOptions(t_end=0.02, h_min=1e-3, h_max=1e-3, codegen="off")
+    saved: list[SimulationResult] = []
+
+    class Stop(Exception):
+        pass
+
+    def keep(partial: SimulationResult) -> None:
+        saved.append(partial)
+        if partial.t[-1] > 0.01:
+            raise Stop
+
+    with pytest.raises(Stop):
+        simulate(system, opts, checkpoint=keep, checkpoint_every=1e-9)
+    d = _rewrite(saved[-1].save(tmp_path / "partial"), lambda meta: _old_form(meta, system))
+    partial = SimulationResult.load(d)
+    assert "contact_soft" not in partial.meta and not partial.completed
+    resumed, whole = simulate(system, opts, resume=partial), simulate(system, opts)
+    assert resumed.meta["resumed"] and resumed.meta["contact_soft"] == [False, False]
+    assert resumed.meta["contact_scales"] == whole.meta["contact_scales"]
+    assert resumed.meta["joint_geometry"] == whole.meta["joint_geometry"]
+    assert resumed.penetration_fraction() == whole.penetration_fraction()
+    assert np.array_equal(resumed.gap, whole.gap)
