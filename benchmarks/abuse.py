@@ -546,6 +546,8 @@ DAMAGE_OUTPUT: list[tuple] = [
     ("partial without a model source", resealed(PYTHON, source=None), resume_refused),
     ("partial of a model file", resealed(PYTHON, source={"kind": "model file", "name": "revolute", "file": "revolute.toml", "sha256": "0" * 64}), resume_refused),
     ("partial of an unknown source kind", resealed(PYTHON, source={"kind": "plugin", "name": "revolute"}), resume_refused),
+    ("contact_soft text (resealed)", resealed(PYTHON, contact_soft="x")),
+    ("contact_soft without compliant_scales (resealed)", resealed(PYTHON, compliant_scales=None)),
 ]  # fmt: skip
 
 
