@@ -143,6 +143,12 @@ def test_figures_of_a_hard_gap_run_match_the_old_form(tmp_path):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
 
 
+@pytest.fixture(scope="module")
+def short_run() -> SimulationResult:
+    system = get_case("pendulum").build({"joint": "clearance"})[0]
+    return simulate(system, SimulationOptions(t_end=0.003))
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -153,9 +159,8 @@ def test_figures_of_a_hard_gap_run_match_the_old_form(tmp_path):
         (lambda m: m.update(contact_scales=[C, None]), "contact_scales must give one clearance"),
     ],
 )  # fmt: skip
-def test_a_damaged_clearance_list_is_refused_in_one_line(tmp_path, change, message):
-    system = get_case("pendulum").build({"joint": "clearance"})[0]
-    d = simulate(system, SimulationOptions(t_end=0.003)).save(tmp_path / "r")
+def test_a_damaged_clearance_list_is_refused_in_one_line(short_run, tmp_path, change, message):
+    d = short_run.save(tmp_path / "r")
 
     def damage(meta: dict) -> dict:
         change(meta)
