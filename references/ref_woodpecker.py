@@ -20,6 +20,10 @@ Two forms of the same bodies:
 * ``linear=False``: the rigid bodies at finite angles (the mass matrix of the bird's centre's
   Jacobian, its velocity term, the gaps and directions of the three points at finite angles).
 
+``contacts_linear`` (default: ``linear``) sets the form of the contacts' gaps and directions
+apart from that of the dynamics (mass matrix and forces), to tell which part of the
+linearisation moves the limit cycle.
+
 Time stepping: Moreau's midpoint scheme with one frictional LCP per step (Flores, Leine and
 Glocker's eq. (85), as in ref_slider_crank_lcp.moreau_step): q_M = q_A + h u_A / 2, the contacts
 with g_N(q_M) <= 0 active, Newton's restitution per contact on the normal velocity, Coulomb
@@ -73,8 +77,11 @@ def sleeve_touching_angle(p: WoodpeckerParams = PARAMS) -> float:
 class Model:
     """Mass matrix, forces, gaps and contact directions of one form (linear or finite angles)."""
 
-    def __init__(self, p: WoodpeckerParams = PARAMS, linear: bool = True) -> None:
+    def __init__(
+        self, p: WoodpeckerParams = PARAMS, linear: bool = True, contacts_linear: bool | None = None
+    ) -> None:
         self.p, self.linear = p, linear
+        self.contacts_linear = linear if contacts_linear is None else contacts_linear
         self.e = np.array([p.e_beak, p.e_sleeve, p.e_sleeve])
 
     def _bird(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +111,7 @@ class Model:
         """g_N1 (beak), g_N2 (lower edge), g_N3 (upper edge); > 0 open."""
         p = self.p
         a, b = q[1], q[2]
-        if self.linear:
+        if self.contacts_linear:
             return np.array(
                 [
                     p.l_M + p.l_G - p.l_S - p.r_O - p.h_S * b,
@@ -125,7 +132,7 @@ class Model:
         """W_N and W_T (3 x 3, a column per contact): the gaps' gradients and the contact
         points' vertical velocity rows."""
         p = self.p
-        a, b = (0.0, 0.0) if self.linear else (q[1], q[2])  # zero angles: the linear form
+        a, b = (0.0, 0.0) if self.contacts_linear else (q[1], q[2])  # zero angles: the linear form
         sa, ca, sb, cb = math.sin(a), math.cos(a), math.sin(b), math.cos(b)
         lb = p.l_G - p.l_S
         WN = np.array(
@@ -198,9 +205,10 @@ def simulate(
     q0: tuple[float, float, float] | None = None,
     u0: tuple[float, float, float] | None = None,
     p: WoodpeckerParams = PARAMS,
+    contacts_linear: bool | None = None,
 ) -> Result:
     """The woodpecker from (q0, u0) (default: the reference's initial state) to t_end."""
-    model = Model(p, linear)
+    model = Model(p, linear, contacts_linear)
     n = int(round(t_end / h))
     q = np.empty((n + 1, 3))
     u = np.empty((n + 1, 3))
