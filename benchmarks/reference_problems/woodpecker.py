@@ -252,7 +252,7 @@ NOTES = """
 
 - **The own model reproduces Siconos**: at the same h the small-angle form has Siconos' beak
   impacts to the step (0.08104 and 0.22710 s) and its trajectory within 2.1e-6 m and 2.6e-5 rad
-  over 0.3 s (Siconos' theta = 0.5 on the spring is the one difference of the schemes).
+  over 0.3 s (the schemes differ in details only, e.g. Siconos' theta = 0.5 on the spring).
 - **nlpmbd against the same bodies** (finite angles): the limit cycle's period 0.13066 s
   against 0.13084 s (0.14 %), 0.13074 s at h = 2e-5; descent 0.1107 against 0.1112 m/s (0.5 %).
   The own model's step error: its period 0.13080 s at h = 1e-5. The trajectories over 0.3 s
@@ -260,8 +260,8 @@ NOTES = """
   tilts (0.2 rad apart) in a fraction of a millisecond: the events of the two first-order
   schemes fall up to 0.2 ms apart (nlpmbd's default steps are 1e-4 s).
 - **The model difference**: the small-angle cycle is 0.1460 s, the finite-angle one 0.1308 s
-  (-10.4 %), its descent 0.1332 against 0.1112 m/s. The earlier rigid-body draft's 0.130 s
-  was the finite-angle model's answer, not an error of the code.
+  (-10.4 %), its descent 0.1332 against 0.1112 m/s. The 0.130 s of an earlier, uncommitted
+  rigid-body draft is this finite-angle cycle, not an error of the code.
 - Siconos' README gives the mean descent as y(0.3) / 0.3 = 0.138 m/s (from the initial state);
   over its one full cycle it is 0.1333 m/s. The default run: no failed step, no warning.
 """
