@@ -27,6 +27,7 @@ from . import (
     slider_crank_moment,
     spatial_slider_crank,
     stick_slip,
+    woodpecker,
 )
 
 REGISTRY: dict[str, Case] = {
@@ -53,6 +54,7 @@ REGISTRY: dict[str, Case] = {
         painleve.CASE,
         bricard.CASE,
         andrews.CASE,
+        woodpecker.CASE,
     )
 }
 

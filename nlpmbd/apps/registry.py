@@ -5,6 +5,7 @@ add its own."""
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from importlib import metadata
 from typing import Any, TypeVar
 
@@ -37,8 +38,11 @@ def load_studies() -> dict[str, Study]:
 def get_case(name: str) -> Case:
     cases = load_cases()
     if name not in cases:
+        # the close names, not all of them: the line stays short however many are installed
+        close = ", ".join(get_close_matches(name, cases, n=3))
+        hint = f"did you mean {close}? " if close else ""
         raise InputError(
-            f"unknown case {short_repr(name)}; known cases: {', '.join(cases) or 'none'}"
+            f"unknown case {short_repr(name)}; {hint}`nlpmbd list` shows the {len(cases)} cases"
         )
     return cases[name]
 
