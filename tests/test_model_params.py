@@ -150,6 +150,8 @@ def test_a_bad_value_on_the_command_line_is_one_line(
         ('[parameters]\nclearance = {default = 1e-4, description = "c", step = 1}\n',
          {}, "m.toml: parameters.clearance.step: unknown key"),
         ("[parameters]\nclearance = 1e-4\n", {}, "m.toml: parameters.clearance: must be a table"),
+        ('[parameters]\nclearance = {default = "a", description = "c", low = 0}\n',
+         {}, "m.toml: parameters.clearance.low: applies to a number parameter; this one is str"),
         ('[parameters]\n', {"hole": '"0.01 + $clearance"'},
          "m.toml: joints[0].hole_radius: unknown parameter $clearance (parameters: none)"),
         ('[parameters]\n', {"hole": '"0.01 + $"'}, "m.toml: joints[0].hole_radius: '0.01 + $'"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,9 @@ class ModelSource:
         }
 
 
-def read_source(name: str) -> ModelSource:
-    """The model file (or robot file) `name`, read and checked (InputError naming the file)."""
+def read_source(name: str, params: Mapping[str, Any] | None = None) -> ModelSource:
+    """The model file (or robot file) `name`, read and checked with the parameter values
+    `params` (InputError naming the file and key)."""
     path = Path(name)
     if name.endswith((".urdf", ".xml")):
         from ..io.robot_annotations import beside
@@ -70,5 +72,5 @@ def read_source(name: str) -> ModelSource:
 
         data, label = read_model_bytes(path), name
     source = ModelSource(name, os.path.abspath(name), data, label)
-    source.case()  # a bad file is an error where the spec is made, not a failed run
+    source.case().resolve(params)  # a bad file or value: an error now, not failed runs
     return source

@@ -65,7 +65,8 @@ class RunSpec:
         object.__setattr__(self, "case", case)
         object.__setattr__(self, "params", dict(params or {}))
         object.__setattr__(self, "options", merged)
-        object.__setattr__(self, "model", read_source(case) if is_model_file(case) else None)
+        model = read_source(case, self.params) if is_model_file(case) else None
+        object.__setattr__(self, "model", model)
 
     def as_dict(self) -> dict[str, Any]:
         spec = {"label": self.label, "case": self.case, "params": self.params}

@@ -63,6 +63,12 @@ def read_parameters(value: object, where: Where) -> tuple[Parameter, ...]:
                 f"must be true or false, got {short_repr(spec['low_open'])}"
             )
         kind = _kind(spec, at)
+        for key in ("low", "high", "low_open"):
+            if key in spec and kind not in (float, int):
+                raise at.key(key).error(
+                    f"applies to a number parameter; this one is {kind.__name__} (its type, or "
+                    f"that of its default {short_repr(spec['default'])})"
+                )
         keywords: dict[str, Any] = {
             k: spec[k] for k in ("low", "high", "low_open", "unit") if k in spec
         }
