@@ -187,6 +187,7 @@ def test_dollar_signs_without_parameters_and_escaped(tmp_path):
     assert system.bodies[0].name == "$a$" and system.joints[0].parent.name == "$a$"
 
 
+@pytest.mark.slow
 def test_compare_runs_the_file_at_both_values(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     _write(tmp_path / "m.toml", **REFERENCED)

@@ -55,6 +55,7 @@ def test_a_spec_carries_the_file_to_a_worker_in_another_directory(tmp_path, monk
     assert scene.links[0].clearance == pytest.approx(1e-3)
 
 
+@pytest.mark.slow
 def test_an_edited_file_is_another_spec(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = _copy(tmp_path)
