@@ -346,6 +346,27 @@ BAD_STUDY_LIMITS: list[tuple] = [
     ("study --t-end nan", ["study", "step-ranges", "--t-end", "nan", "--out", "s"]),
     ("study --t-end -1", ["study", "step-ranges", "--t-end", "-1", "--out", "s"]),
     ("study --set clearances=-1", ["study", "clearance-sweep", "--set", "clearances=-1", "--out", "s"]),
+    # a model file's [parameters] (issue 33): examples/revolute.toml declares clearance, axial_play, mu
+    ("param: --set wrong type", [*RUN_M, "--set", "clearance=abc"], _example("revolute", "", "")),
+    ("param: --set out of range", [*RUN_M, "--set", "clearance=0.5"], _example("revolute", "", "")),
+    ("param: --set nan", [*RUN_M, "--set", "mu=nan"], _example("revolute", "", "")),
+    ("param: --set unknown name", [*RUN_M, "--set", "length=1"], _example("revolute", "", "")),
+    ("param: --compare unknown name", [*RUN_M, "--compare", "length=1"], _example("revolute", "", "")),
+    ("param: --compare out of range", [*RUN_M, "--compare", "mu=5"], _example("revolute", "", "")),
+    ("param: default wrong type", RUN_M, _example("revolute", "default = 0.0001\ndescription = \"radial", "default = \"abc\"\ndescription = \"radial")),
+    ("param: default out of range", RUN_M, _example("revolute", "default = 0.0001\ndescription = \"radial", "default = 1.0\ndescription = \"radial")),
+    ("param: unknown type", RUN_M, _example("revolute", "high = 2.0\n", "high = 2.0\ntype = \"real\"\n")),
+    ("param: no description", RUN_M, _example("revolute", "description = \"Coulomb friction coefficient at the pin's contacts\"\n", "")),
+    ("param: unknown key", RUN_M, _example("revolute", "high = 2.0\n", "high = 2.0\nstep = 0.1\n")),
+    ("param: a number, not a table", RUN_M, _example("revolute", "[parameters.mu]\n", "[parameters]\nmu = 0.0\n[parameters.nu]\n")),
+    ("param: undefined $name", RUN_M, _example("revolute", '"$mu"', '"$friction"')),
+    ("param: lone $", RUN_M, _example("revolute", '"0.01 + $clearance"', '"0.01 + $"')),
+    ("param: bad arithmetic", RUN_M, _example("revolute", '"0.01 + $clearance"', '"0.01 + $clearance +"')),
+    ("param: str into a number", RUN_M, _example("revolute", '"0.01 + $clearance"', '"$clearance m"')),
+    ("param: --set a parameter used nowhere", [*RUN_M, "--set", "mu=0.1"], _example("revolute", '"$mu"', "0.0")),
+    ("study: model file missing", ["study", "clearance-sweep", "--set", "case=none.toml", "--out", "s"]),
+    ("study: model file without clearance", ["study", "clearance-sweep", "--set", "case=m.toml", "--out", "s"],
+     _example("revolute", '"0.01 + $clearance"', "0.0101")),
 ]  # fmt: skip
 #: Not bad: must run (exit 0) and draw their figures. Names with Matplotlib's $...$ markup
 #: stopped the drawing with a traceback after the result was saved.
@@ -354,7 +375,9 @@ GOOD_LIMITS: list[tuple] = [
     ("joint named $\\sqrt{$", ["run", "m.toml", "--quiet"], _model(joint="$\\sqrt{$ pin")),
     ("load named $^$", ["run", "m.toml", "--quiet"], _model(load="$^$")),
     ("all named $x$", ["run", "m.toml", "--quiet"], _model(body="$x$", joint="$y$", load="$z$")),
-]
+    ("[parameters] set", [*RUN_M[:2], "--quiet", "--set", "clearance=1e-3", "--set", "mu=0.1"],
+     _example("revolute", "t_end = 5.0", "t_end = 0.002")),
+]  # fmt: skip
 
 
 def _parameters(python: str) -> list[tuple[str, list[str]]]:

@@ -252,7 +252,7 @@ def _classes(title: str, key: str, classes: dict[str, type], skip: Iterable[str]
 
 
 def model_page() -> str:
-    from nlpmbd.io import expressions, model_file, model_parts, model_schema
+    from nlpmbd.io import expressions, model_file, model_params, model_parts, model_schema
     from nlpmbd.model.bodies import RigidBody
 
     bodies = inspect.signature(RigidBody).parameters
@@ -272,7 +272,8 @@ def model_page() -> str:
         "# Model-file reference",
         "",
         NOTE.format(
-            sources="`nlpmbd/io/model_schema.py`, `nlpmbd/io/model_parts.py`, "
+            sources="`nlpmbd/io/model_schema.py`, `nlpmbd/io/model_params.py`, "
+            "`nlpmbd/io/model_parts.py`, "
             "`nlpmbd/io/expressions.py` and the constructors of the classes they name"
         ),
         "",
@@ -307,6 +308,26 @@ def model_page() -> str:
         + ". Joints and loads name the fixed frame "
         + " or ".join(f"`{g}`" for g in model_schema.GROUND_NAMES)
         + ".",
+        "",
+        "## [parameters]",
+        "",
+        "Typed, ranged parameters, as a built-in case declares them; `--set NAME=VALUE`, "
+        "`--compare NAME=VALUE` and a study's `RunSpec(label, FILE, {NAME: VALUE})` set them. "
+        "One table per parameter (`[parameters.clearance]`):",
+        "",
+        *table(
+            ("key", "value"),
+            ((f"`{k}`", model_params.PARAMETER_DOCS[k]) for k in model_params.PARAMETER_KEYS),
+        ),
+        "",
+        "With a [parameters] table, every string value of `[model] gravity`, [[bodies]], "
+        "[[joints]] and [[loads]] but a `name` is a template: `$name` or `${name}` is a "
+        "parameter, `$$` a literal `$`. A string that is one reference alone is the parameter's "
+        'value (`mu = "$mu"`); other strings with references are arithmetic of the '
+        "[expressions](#expressions), the values written in: without a variable they are "
+        'evaluated to a number (`hole_radius = "0.01 + $clearance"`), with one they stay an '
+        'expression (`value = [0, 0, "$amplitude * sin(t)"]`). A reference to an undeclared '
+        "parameter is an error, and so is setting a parameter that no value references.",
         "",
         "## [options]",
         "",

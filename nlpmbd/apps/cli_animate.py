@@ -5,7 +5,8 @@ default, and with --gif a 2-D GIF (plots/animation_gif.py), DIR/animation.gif.
 
 The drawing needs the bodies' inertias and the joints' geometry, which meta.json does not
 hold: the case is rebuilt from meta.json's "case" and "parameters" through the installed cases
-(apps/registry.py). A result of a case that is not installed is drawn with cubes for bodies.
+(apps/registry.py), or from the model file meta.json's "source" records (if it is unchanged).
+A result of a case that is not installed is drawn with cubes for bodies.
 
 Clearance magnification K (default: the largest clearance drawn as 5% of the mechanism's
 size, rounded down to 1, 2 or 5 times a power of ten, a flexible body's guide play at most 10%
@@ -84,11 +85,17 @@ def rebuild_scene(result: Any) -> tuple[Any, str]:
     from .registry import load_cases
 
     name = result.meta.get("case")
-    cases = load_cases()
-    if not isinstance(name, str) or name not in cases:
-        note = f"case {short_repr(name)} is not installed: bodies drawn as cubes"
-        return fallback_scene(result.body_names), note
-    case = cases[name]
+    source = result.meta.get("source")
+    if isinstance(source, dict) and source.get("kind") == "model file":
+        case, note = model_case(source)
+        if case is None:
+            return fallback_scene(result.body_names), note
+    else:
+        cases = load_cases()
+        if not isinstance(name, str) or name not in cases:
+            note = f"case {short_repr(name)} is not installed: bodies drawn as cubes"
+            return fallback_scene(result.body_names), note
+        case = cases[name]
     defaults = {p.name: p.default for p in case.parameters}
     given = {k: v for k, v in dict(result.meta.get("parameters") or {}).items() if k in defaults}
     try:  # only the values that differ from the defaults were set (and checked) by the run
@@ -98,6 +105,25 @@ def rebuild_scene(result: Any) -> tuple[Any, str]:
     if [b.name for b in system.bodies] != result.body_names:
         return fallback_scene(result.body_names), f"case {name} has other bodies now: cubes"
     return scene_from_system(system), ""
+
+
+def model_case(source: dict[str, Any]) -> tuple[Any, str]:
+    """(Case, "") of the model file a run's meta.json source names, or (None, why not): the file
+    read at its recorded absolute path (else as given), unchanged since the run."""
+    from .model_source import read_source
+
+    file = source.get("file")
+    path = source.get("path")
+    found = next((p for p in (path, file) if isinstance(p, str) and Path(p).is_file()), None)
+    if found is None:
+        return None, f"model file {short_repr(file)} not found: bodies drawn as cubes"
+    try:
+        model = read_source(found)
+    except InputError as err:
+        return None, f"model file {short_repr(found)} not read ({err}): cubes"
+    if model.sha256 != source.get("sha256"):
+        return None, f"model file {short_repr(found)} changed since the run: bodies drawn as cubes"
+    return model.case(), ""
 
 
 def read_overlay(path: str | None, result: Any) -> Any:

@@ -13,6 +13,7 @@ into every later resume of the result.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -47,7 +48,8 @@ def load_case(name: str) -> tuple[Any, dict[str, Any], dict[str, str]]:
         from ..io.model_file import load_model
 
         model = load_model(name, options=SimulationOptions)
-    source = {"kind": "model file", "name": model.name, "file": name, "sha256": model.sha256}
+    source = {"kind": "model file", "name": model.name, "file": name}
+    source |= {"path": os.path.abspath(name), "sha256": model.sha256}  # path: for `animate`
     return model.case, model.options, source
 
 

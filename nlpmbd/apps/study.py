@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..model.case import Parameter
 from ..run.option_groups import flat_fields
 from ..validation import name_string, short_repr
+from .model_source import ModelSource, is_model_file, read_source
 
 Stop = Callable[[], bool]
 #: A study's results by run label (None for a run that did not complete).
@@ -34,13 +35,15 @@ Analyse = Callable[[Mapping[str, Any], list["RunSpec"], Results, Path], list[dic
 
 @dataclass(frozen=True, init=False)
 class RunSpec:
-    """One simulation of a study: a case, its parameters and simulation options by their flat
-    names (run/option_groups.py; given ones override the case's defaults)."""
+    """One simulation of a study: a case (a built-in case's name or a model file's path), its
+    parameters and simulation options by their flat names (run/option_groups.py; given ones
+    override the case's defaults). A model file is read now (apps/model_source.py)."""
 
     label: str
     case: str
     params: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    model: ModelSource | None = None
 
     def __init__(
         self,
@@ -62,9 +65,13 @@ class RunSpec:
         object.__setattr__(self, "case", case)
         object.__setattr__(self, "params", dict(params or {}))
         object.__setattr__(self, "options", merged)
+        model = read_source(case, self.params) if is_model_file(case) else None
+        object.__setattr__(self, "model", model)
 
     def as_dict(self) -> dict[str, Any]:
         spec = {"label": self.label, "case": self.case, "params": self.params}
+        if self.model is not None:  # an edited model file is another spec
+            spec["model_sha256"] = self.model.sha256
         return json.loads(json.dumps({**spec, "options": self.options}, sort_keys=True))
 
     def with_defaults(self, options: Mapping[str, Any]) -> RunSpec:

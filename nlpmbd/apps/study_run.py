@@ -46,11 +46,13 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
         )
 
     try:
-        case = get_case(spec.case)
+        case = get_case(spec.case) if spec.model is None else spec.model.case()
         system, params = case.build(spec.params)
         given = spec.simulation_options(case)
         options = SimulationOptions.with_defaults(given, system.option_defaults)
         meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
+        if spec.model is not None:  # what `animate` rebuilds the model from
+            meta["source"] = spec.model.record(case.name)
         result = simulate(system, options, meta=meta, stop=stop)
     except SolverFailure as err:
         if err.partial is None:

@@ -11,6 +11,8 @@ Sections (all optional but [[bodies]]; any other key is an error):
 
 - `[model]`: `name` (default: the file's stem; names the result directory), `description` and
   `gravity = [gx, gy, gz]` (m/s^2, default [0, -9.81, 0]);
+- `[parameters]`: typed, ranged parameters referenced as `$name` (io/model_params.py), set by
+  `--set` and `--compare` as a built-in case's;
 - `[[bodies]]`: io/model_bodies.py;
 - `[[joints]]` and `[[loads]]`: `type` and the class's constructor keywords, io/model_parts.py;
 - `[options]`: default simulation options by their flat names (t_end, h_min, h_max, solver,
@@ -31,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..model.case import Case
+from ..model.case import Case, Parameter
 from ..model.system import System
 from .model_bodies import read_bodies
+from .model_params import ModelCase, read_parameters, substitute
 from .model_parts import LOADS, build_entry, joint_classes
 from .model_schema import (
     MODEL_KEYS,
@@ -61,8 +64,9 @@ DEFAULT_TIME = {"t_end": 1.0, "h_min": 1e-3, "h_max": 1e-3}
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file read and checked: its System (built once), its [options] (flat names) and
-    a Case without parameters whose builder builds the System again from the file."""
+    """A model file read and checked: its System (built once, at the parameters' defaults), its
+    [options] (flat names) and a Case of its [parameters] whose builder builds the System again
+    from the file for any values of them."""
 
     path: Path
     name: str
@@ -86,8 +90,12 @@ def load_model(
     raises InputError for a bad one (pass SimulationOptions; None checks only that it is a
     table, since this layer does not know the options).
     """
-    where = Where(str(path))
-    return model_from_bytes(_read(Path(path), where), Path(path), joints=joints, options=options)
+    return model_from_bytes(read_model_bytes(path), Path(path), joints=joints, options=options)
+
+
+def read_model_bytes(path: str | Path) -> bytes:
+    """The bytes of the model file at `path` (InputError if unreadable or too large)."""
+    return _read(Path(path), Where(str(path)))
 
 
 def model_from_bytes(
@@ -113,21 +121,42 @@ def model_from_bytes(
     name, description = _header(document.get("model", {}), where.key("model"), path)
     classes = dict(joint_classes() if joints is None else joints)
     flat = check_options(document.get("options", {}), where.key("options"), options)
+    parameters, unused = _parameters(document, where)
 
     def builder(params: Mapping[str, Any]) -> System:
-        return build_system(document, where, classes)
+        if "parameters" not in document:
+            return build_system(document, where, classes)
+        return build_system(substitute(document, params, where)[0], where, classes)
 
     time = {k: flat.get(k, v) for k, v in DEFAULT_TIME.items()}
     # the file's other options are its case's option defaults, as a built-in case's: every entry
     # point (run, study, bench, the API's simulate) takes them below the caller's own
     chosen = {k: v for k, v in flat.items() if k not in DEFAULT_TIME}
     try:
-        case = Case(name, description, (), builder, options=lambda params: dict(chosen), **time)
+        case = ModelCase(
+            name,
+            description,
+            parameters,
+            builder,
+            options=lambda params: dict(chosen),
+            file=where.file,
+            unused=tuple(sorted(unused)),
+            **time,
+        )
     except InputError as err:
         raise where.key("options").error(str(err).removeprefix(f"case {name}: ")) from None
     system, _ = case.build()
     digest = hashlib.sha256(data).hexdigest()
     return ModelFile(path, name, description, system, flat, case, digest)
+
+
+def _parameters(document: Mapping[str, Any], where: Where) -> tuple[tuple[Parameter, ...], set]:
+    """The [parameters] (none without the table) and the names referenced nowhere."""
+    if "parameters" not in document:
+        return (), set()
+    parameters = read_parameters(document["parameters"], where.key("parameters"))
+    _, used = substitute(document, {p.name: p.default for p in parameters}, where)
+    return parameters, {p.name for p in parameters} - used
 
 
 def _read(path: Path, where: Where) -> bytes:

@@ -19,6 +19,26 @@ name = "@NAME@"  # names the result directory: results/@NAME@
 description = "pendulum on a pin with radial clearance, pushed by a periodic torque"
 gravity = [0.0, -9.81, 0.0]  # m/s^2
 
+# ---- parameters ----------------------------------------------------------------------------
+# Typed, ranged parameters, as a built-in case has: `nlpmbd run @NAME@.toml --set clearance=1e-3`,
+# `--compare clearance=1e-3` and studies set them (a value out of range is an error naming it).
+# A value below written "$name" is the parameter's value; "0.01 + $clearance" is arithmetic of
+# them; in an expression of t it is a number ("$amplitude * sin(t)"); "$$" is a literal "$".
+# Keys: default and description (required), type ("float", "int", "bool" or "str"; default:
+# that of default), low, high, low_open (true: low itself excluded), choices (str), unit.
+[parameters.clearance]
+default = 1e-4
+description = "radial clearance of the pin: hole radius - pin radius"
+low = 0.0
+low_open = true
+high = 0.01
+unit = "m"
+
+[parameters.amplitude]
+default = 0.5
+description = "amplitude of the periodic torque"
+unit = "N m"
+
 # ---- bodies --------------------------------------------------------------------------------
 # One [[bodies]] section per rigid body. Required: name, mass, inertia.
 [[bodies]]
@@ -50,8 +70,8 @@ pin = "GROUND"         # the body with the pin
 center = [0.0, 0.0, 0.0]
 axis = [0.0, 0.0, 1.0]
 length = 0.05          # m, engaged pin length
-hole_radius = 0.0101   # m
-pin_radius = 0.01      # m: radial clearance 0.1 mm
+hole_radius = "0.01 + $clearance"   # m: pin_radius + the parameter clearance
+pin_radius = 0.01      # m
 axial_play = 0.0       # m, total axial play (0: an ideal axial constraint)
 ends_on = "pin"        # which body carries the axis end points: "pin" or "hole"
 # The contact law of its gaps: hard contact (complementarity) with Coulomb friction mu
@@ -81,7 +101,7 @@ contact = { law = "hard", mu = 0.0, restitution = 0.0 }
 type = "torque"
 name = "push"
 body = "pendulum"
-value = [0.0, 0.0, "0.5 * sin(2 * pi * t)"]  # N m
+value = [0.0, 0.0, "$amplitude * sin(2 * pi * t)"]  # N m
 frame = "global"                               # axes of value: "global" or "body"
 
 # A force at a body point (offset from the centre of mass, body frame):

@@ -1,4 +1,10 @@
-"""The study clearance-sweep: one case over a list of clearances against its ideal counterpart."""
+"""The study clearance-sweep: one case over a list of clearances against its ideal counterpart.
+
+The case is a built-in case with `joint` and `clearance` parameters, or a model file (a path)
+whose [parameters] declare `clearance` (apps/model_source.py); its ideal counterpart is run when
+the case has a `joint` parameter that takes "ideal". Joint forces are those of the joint named
+`pin` (else of the first joint).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from nlpmbd.apps.model_source import is_model_file, read_source
+from nlpmbd.apps.registry import get_case
 from nlpmbd.apps.study import Results, RunSpec, Study
 from nlpmbd.apps.study_tools import (
     COLORS,
@@ -20,22 +28,50 @@ from nlpmbd.apps.study_tools import (
     resolved,
     t_end_parameter,
 )
+from nlpmbd.errors import InputError
 from nlpmbd.model.case import Parameter
 from nlpmbd.plots.panels import Curve, Panel, save_panels
+from nlpmbd.validation import short_repr
 
 
 def _cs_clearances(p: Mapping[str, Any]) -> list[float]:
     return floats(p["clearances"], "clearances")
 
 
+def _cs_parameters(name: str) -> dict[str, Parameter]:
+    """The parameters of the case (InputError unless it has a clearance)."""
+    if is_model_file(name):
+        case = read_source(name).case()
+    else:
+        case = get_case(name)
+    found = {prm.name: prm for prm in case.parameters}
+    if "clearance" not in found:
+        raise InputError(
+            f"study clearance-sweep: case {short_repr(name)} has no parameter clearance "
+            f"(its parameters: {', '.join(found) or 'none'})"
+        )
+    return found
+
+
 def _cs_specs(p: Mapping[str, Any]) -> list[RunSpec]:
     common = {"t_end": p["t_end"], "h_min": p["h"], "h_max": p["h"]}
-    specs = [RunSpec("ideal", p["case"], {"joint": "ideal"}, **common)]
+    joint = _cs_parameters(p["case"]).get("joint")
+    loose: dict[str, Any] = {}
+    specs = []
+    if joint is not None and "ideal" in joint.choices:
+        loose = {"joint": "clearance"}
+        specs.append(RunSpec("ideal", p["case"], {"joint": "ideal"}, **common))
     specs += [
-        RunSpec(f"c={c:g}", p["case"], {"joint": "clearance", "clearance": c}, **common)
+        RunSpec(f"c={c:g}", p["case"], {**loose, "clearance": c}, **common)
         for c in _cs_clearances(p)
     ]
     return specs
+
+
+def _pin(r: Any) -> np.ndarray:
+    """The force of the joint named pin, else of the first joint."""
+    joints = list(r.meta.get("joints", []))
+    return r.force_of("pin" if "pin" in joints or not joints else joints[0])
 
 
 def _cs_figures(p: Mapping[str, Any], ok: list, dev: dict, style: dict, out: Path) -> None:
@@ -45,7 +81,7 @@ def _cs_figures(p: Mapping[str, Any], ok: list, dev: dict, style: dict, out: Pat
     ]
     forces = [
         # row 0 of a force is 0 by definition (no step yet): not drawn
-        Curve(s.label, r.t[1:], np.linalg.norm(r.force_of("pin")[1:], axis=1), style[s.label])
+        Curve(s.label, r.t[1:], np.linalg.norm(_pin(r)[1:], axis=1), style[s.label])
         for s, r in ok
     ]
     save_panels(
@@ -80,7 +116,7 @@ def _cs_analyse(
     rows = []
     for s in specs:
         r = results.get(s.label)
-        force = float(np.linalg.norm(r.force_of("pin"), axis=1).max()) if r else ""
+        force = float(np.linalg.norm(_pin(r), axis=1).max()) if r else ""
         rows.append(
             {
                 "run": s.label,
@@ -106,9 +142,9 @@ CLEARANCE_SWEEP = Study(
         Parameter(
             "case",
             "pendulum",
-            "case to run (it must have joint and clearance)",
+            "case to run: a built-in case with joint and clearance parameters (pendulum, "
+            "revolute) or a model file with a clearance parameter",
             str,
-            choices=("pendulum", "revolute"),
         ),
         Parameter(
             "clearances",
