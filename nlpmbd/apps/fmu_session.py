@@ -126,7 +126,8 @@ class CoSimulation:
         o, t = self.options, self.state.t
         h = o.time.h_max
         n = round((target - t) / h)
-        if o.fixed_step and n >= 1 and abs(t + n * h - target) <= 1e-9 * h:
+        # t is a sum of steps (the run's): n steps reach `target` within the loop's tolerance
+        if o.fixed_step and n >= 1 and abs(t + n * h - target) < self.run.end_tolerance:
             return o
         if target >= h:
             return o.replace(t_end=target)
