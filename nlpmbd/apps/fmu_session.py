@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.symbolic import SymbolicModel
+from ..run.chunk_graph import PARAMETERS
 from ..run.contact_memory import CompliantContacts
 from ..run.options import SimulationOptions
 from ..run.run import Run
@@ -63,7 +64,6 @@ class _Inputs(CompliantContacts):
         super().__init__(model)
         self.force, self.start_values, self.values = force, start, start.copy()
         self.state: RunState | None = None
-        self.used: np.ndarray | None = None  # the compliant forces of the last step (3, C)
 
     @property
     def changed(self) -> bool:
@@ -75,10 +75,6 @@ class _Inputs(CompliantContacts):
             return base
         extra = np.asarray(self.force(self.state.q, self.values - self.start_values)).ravel()
         return extra if base is None else base + extra
-
-    def after_step(self, state: RunState) -> np.ndarray | None:
-        self.used = super().after_step(state)
-        return self.used
 
 
 class CoSimulation:
@@ -97,27 +93,45 @@ class CoSimulation:
         self.inputs = _Inputs(run.model, input_force(system, loads), input_start(loads))
         run.stepper.contact_memory = self.inputs
         self.state = run.start(None)
+        run.prepare(self.state)  # the QP path's chunks
         self.inputs.state = self.state
         self.catalog = output_catalog(system)
         # the NLP of a system without compliant contacts takes no applied force
         self.applies_inputs = run.qp is not None or run.model.n_compliant > 0
-        self.forces = np.zeros((run.model.n_joints, 3))
+        self.forces = run.history.latest("joint_force")
 
     def advance(self, target: float) -> None:
         """The run's steps to time `target` (see `_grid`)."""
         run, state = self.run, self.state
         if self.inputs.changed and not self.applies_inputs:
             raise InputError("fmu: inputs act on the QP path only; build the FMU with --solver qp")
-        run.stepper.options = self._grid(target)
+        grid = run.stepper.options = self._grid(target)
+        # chunks take no inputs; off the grid their steps would land on t_end, not on target
+        chunks = run.stepper.runner is not None and grid is self.options and not self.inputs.changed
         before = run.counters(state).get("qp_fallback_steps", 0)
         while state.t < target - run.end_tolerance:
-            run.stepper.one_step(state)
+            if chunks:
+                self._chunk(target)
+            else:
+                run.stepper.one_step(state)
         if self.inputs.changed and run.counters(state).get("qp_fallback_steps", 0) > before:
             raise InputError(
                 f"fmu: a step before t = {state.t:.6g} s fell back to the NLP, which takes no "
                 "input forces; a smaller step (--h) keeps it on the QP path"
             )
-        self._joint_forces()
+        self.forces = run.history.latest("joint_force")
+
+    def _chunk(self, target: float) -> None:
+        """A chunk of the run's QP steps, no more of them than are left to `target` (the
+        chunk's column limit, which Stepper.chunk adapts: its own value is put back)."""
+        stepper, columns = self.run.stepper, PARAMETERS["columns"]
+        assert stepper.parameters is not None
+        limit = stepper.parameters[0, columns].item()
+        cap = min(limit, max(1, round((target - self.state.t) / self.options.time.h_max)))
+        stepper.parameters[:, columns] = cap
+        stepper.chunk(self.state)
+        if stepper.parameters[0, columns].item() >= cap:  # not lowered after a failed step
+            stepper.parameters[:, columns] = limit
 
     def _grid(self, target: float) -> SimulationOptions:
         """The options the steps to `target` take: the run's own (its steps to t_end, those of
@@ -133,17 +147,10 @@ class CoSimulation:
             return o.replace(t_end=target)
         return o.replace(t_end=target, h_max=target, h_min=min(o.time.h_min, target))
 
-    def _joint_forces(self) -> None:
-        """The joints' total forces as the result records them (run/records.py)."""
-        m, sol, s = self.run.model, self.state.warm, self.state
-        if sol is None:
-            return
-        forces = np.asarray(m.joint_force(s.q, s.t, sol.lam, sol.lam_eq)).T
-        if sol.friction is not None and m.n_gap:
-            np.add.at(forces, m.gap_joint, np.asarray(sol.friction).T)
-        if self.inputs.used is not None:
-            np.add.at(forces, m.compliant_joint, self.inputs.used.T)
-        self.forces = forces
+    def close(self) -> None:
+        """End the chunks' background compilation, if any."""
+        if self.run.stepper.runner is not None:
+            self.run.stepper.runner.close()
 
     def set_input(self, index: int, value: float) -> None:
         self.inputs.values[index] = value

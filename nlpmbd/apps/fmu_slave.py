@@ -97,6 +97,10 @@ class NlpmbdSlave(Fmi2Slave):
         for i, value in enumerate(self.inputs):
             self.sim.set_input(i, value)
 
+    def terminate(self) -> None:
+        if self.sim is not None:
+            self.sim.close()
+
     def do_step(self, current_time: float, step_size: float) -> bool:
         if self.sim is None:
             return False
