@@ -44,9 +44,10 @@ IZZ = 0.5
 PENDULUM = ("--set", "joint=clearance", "--h", "1e-3", "--t-end", "0.3")
 
 
-def _model(folder: Path, torque: float) -> Path:
-    path = folder / f"spinner_{torque:g}.toml"
-    path.write_text(SPINNER.replace("TORQUE", repr(float(torque))))
+def _model(folder: Path, torque: float, h: float = 0.002) -> Path:
+    path = folder / f"spinner_{torque:g}_{h:g}.toml"
+    text = SPINNER.replace("TORQUE", repr(float(torque))).replace("0.002", repr(h))
+    path.write_text(text)
     return path
 
 
@@ -160,6 +161,24 @@ def test_slave_steps_like_run(pendulum_fmu, tmp_path, steps, tol):
     run = _run(tmp_path, "pendulum", *PENDULUM[:4], "--t-end", "0.05")
     assert abs(x() - run.q[-1, 0]) <= tol
     assert abs(names["pin.force_y"].getter() - run.joint_force[-1, 0, 1]) <= 1e3 * tol
+
+
+@pytest.mark.slow
+def test_many_steps_on_the_grid(tmp_path):
+    """14000 steps of 1e-5 s in 140 communication steps: the points are on the run's grid
+    although t is a sum of steps (1.6e-9 h from n h by the end), so the FMU takes the run's
+    steps: the same numbers, bit for bit."""
+    model = str(_model(tmp_path, 3.0, h=1e-5))
+    out = tmp_path / "spinner.fmu"
+    assert main(["fmu", model, "-o", str(out), "--output", "disc.e3", "--t-end", "0.14"]) == 0
+    slave, names = _slave(out, tmp_path / "fmu")
+    slave.setup_experiment(0.0, 0.14, None)
+    slave.exit_initialization_mode()
+    for k in range(140):
+        assert slave.do_step(1e-3 * k, 1e-3)
+    run = _run(tmp_path, model, "--t-end", "0.14")
+    assert run.t.size == 14001 and slave.sim.state.step == 14000
+    assert names["disc.e3"].getter() == run.q[-1, 6] and run.q[-1, 6] > 0.01
 
 
 @pytest.mark.parametrize(
