@@ -7,7 +7,7 @@ step's start like the model's own loads."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,13 @@ class FmuSpec:
     name: str
     description: str
     options: dict[str, Any]
-    parameters: list[dict[str, Any]]  # name, kind, start, description, unit
+    parameters: list[dict[str, Any]]  # name, kind, start, default, description
     outputs: list[str]
     inputs: list[str]
     input_start: list[float]
     t_end: float
     step: float
     model_file: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def write(self, folder: Path) -> Path:
         path = folder / SPEC_FILE

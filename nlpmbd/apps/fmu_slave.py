@@ -26,7 +26,13 @@ from pythonfmu.enums import Fmi2Status
 from nlpmbd.apps.fmu_session import CoSimulation, FmuSpec
 from nlpmbd.errors import InputError, SolverFailure
 
-KINDS = {"float": Real, "int": Integer, "bool": Boolean, "str": String}
+#: FMI variable type and Python type of each parameter kind (model/case.py: Parameter.kind).
+KINDS: dict[str, tuple[Any, type]] = {
+    "float": (Real, float),
+    "int": (Integer, int),
+    "bool": (Boolean, bool),
+    "str": (String, str),
+}
 
 
 class NlpmbdSlave(Fmi2Slave):
@@ -48,12 +54,13 @@ class NlpmbdSlave(Fmi2Slave):
         self.start_time, self.stop_time = 0.0, spec.t_end
         fixed = {"causality": Fmi2Causality.parameter, "variability": Fmi2Variability.fixed}
         for p in spec.parameters:
+            variable, kind = KINDS[p["kind"]]
             self.register_variable(
-                KINDS[p["kind"]](
+                variable(
                     p["name"],
                     description=p["description"],
                     getter=lambda n=p["name"]: self.values[n],
-                    setter=lambda value, n=p["name"]: self.values.__setitem__(n, value),
+                    setter=lambda value, n=p["name"], k=kind: self.values.__setitem__(n, k(value)),
                     **fixed,
                 ),
                 nested=False,
