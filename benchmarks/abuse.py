@@ -143,6 +143,10 @@ BAD: list[tuple[str, list[str]]] = [
     ("bench --repeats 0", ["bench", "--repeats", "0", "--out", "b"]),
     ("bench unknown case", ["bench", "--cases", "nope", "--out", "b"]),
     ("bench --t-end 0", ["bench", "--t-end", "0", "--out", "b"]),
+    ("fmu unknown output", ["fmu", "pendulum", "-o", "m.fmu", "--output", "pendulum.q"]),
+    ("fmu --out not .fmu", ["fmu", "pendulum", "-o", "m.zip"]),
+    ("fmu --step 0", ["fmu", "pendulum", "-o", "m.fmu", "--step", "0"]),
+    ("fmu robot file", ["fmu", "robot.urdf", "-o", "m.fmu"]),
 ]
 LONG_NAME = "x" * 300
 #: Write into X; the folder with its files planted by the probe.
@@ -167,6 +171,8 @@ BAD_OUTPUT: list[tuple] = [
     ("export --out name too long", [*EXPORT_X[:3], LONG_NAME, "--format", "csv"]),
     ("animate --out name too long", ["animate", "GOOD", "--out", LONG_NAME + ".html"]),
     ("new name too long", ["new", LONG_NAME + ".toml"]),
+    ("fmu --out ''", ["fmu", "pendulum", "-o", ""]),
+    ("fmu --out a folder", ["fmu", "pendulum", "-o", "EMPTY"]),
     ("new into a missing folder", ["new", "missing/model.toml"]),
     ("new under a file", ["new", "FILE/model.toml"]),
     ("new --force onto a pipe", ["new", "pipe.toml", "--force"], Probe(fifo("pipe.toml"))),

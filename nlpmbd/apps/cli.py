@@ -1,5 +1,5 @@
 """Command line: `nlpmbd list`, `run CASE|FILE.toml|FILE.urdf`, `study NAME`, `bench`, `plot DIR`,
-`export DIR`, `animate DIR`, `new [FILE]`, `convert FILE.urdf`.
+`export DIR`, `animate DIR`, `new [FILE]`, `convert FILE.urdf`, `fmu CASE -o FILE.fmu`.
 
 Exit codes (apps/exit_codes.py): 0 success, 2 bad input (one-line message), 3 solver failure,
 4 results could not be written, 130 interrupted (Ctrl-C or SIGTERM). After a solver failure or
@@ -148,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import cli_export
 
             return cli_export.run(args)
+        if args.command == "fmu":
+            from . import fmu
+
+            return fmu.run(args)
         return _cmd_plot(args)
     except InputError as err:
         print(f"nlpmbd: error: {err}", file=sys.stderr)

@@ -156,6 +156,10 @@ def parser() -> Parser:
     from .cli_convert import add_arguments as add_convert_arguments
 
     add_convert_arguments(sub.add_parser("convert", help="a URDF robot as a model file (TOML)"))
+    from .fmu_args import add_arguments as add_fmu_arguments
+
+    fmu = sub.add_parser("fmu", help="the model as an FMI 2.0 co-simulation FMU")
+    add_fmu_arguments(fmu, add_option_flags)
     return p
 
 

@@ -141,6 +141,12 @@ class History:
         for name, rows in arrays.items():
             self.arrays[name].extend(rows)
 
+    def latest(self, name: str) -> np.ndarray:
+        """The last row of one result array so far (an FMU's output: apps/fmu_session.py)."""
+        self._flush()
+        self._flush_steps()
+        return self.arrays[name].last()
+
     def result(self, meta: dict[str, Any]) -> SimulationResult:
         self._flush()
         self._flush_steps()
@@ -181,6 +187,12 @@ class _Growing:
             self.blocks[block][used : used + take] = rows[done : done + take]
             done += take
             self.n += take
+
+    def last(self) -> np.ndarray:
+        if self.empty or not self.n:
+            return np.zeros(self.tail)
+        block, used = divmod(self.n - 1, BLOCK_ROWS)
+        return self.blocks[block][used].copy()
 
     def rows(self) -> np.ndarray:
         if self.empty or not self.blocks:
