@@ -195,6 +195,16 @@ class Stepper:
         state.count("controller_rejections", rows.rejected)
         state.count("chunk_steps_discarded", rows.discarded)
         if rows.k:
+            p = rows.points
+            nodes = p["node_q"].reshape(rows.k, -1)
+            q_all = np.hstack([p["q"], nodes]) if nodes.size else p["q"]
+            bad = self.checks.diverged_at(p["t"], q_all)
+            if bad:  # the partial result ends at the first step past the limit
+                keep = bad[0] + 1
+                cut = {k: a if a is None else a[:keep] for k, a in {**p, **rows.steps}.items()}
+                self.history.extend(**cut)
+                state.count("chunk_steps", keep)
+                raise SolverFailure(bad[1])
             self.history.extend(**rows.points, **rows.steps)
             state.t, state.q, state.v = X["t"].item(), X["q"].copy(), X["v"].copy()
             state.impact_speed = X["z"].copy()
@@ -203,9 +213,6 @@ class Stepper:
             state.warm = chunk_end(rows, layout)
             state.step += rows.k
             state.count("chunk_steps", rows.k)
-            p = rows.points
-            nodes = p["node_q"].reshape(rows.k, -1)
-            self._diverged(p["t"], np.hstack([p["q"], nodes]) if nodes.size else p["q"])
         if rows.failed:
             self.one_step(state)  # the step the chunk could not take
         self.runner.after(self.options.time.t_end - state.t)

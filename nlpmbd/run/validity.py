@@ -154,6 +154,11 @@ class RunChecks:
 
     def diverged(self, t: np.ndarray, q: np.ndarray) -> str | None:
         """Why the run diverged at rows (t, q) of a step or a chunk, or None."""
+        found = self.diverged_at(t, q)
+        return found[1] if found else None
+
+    def diverged_at(self, t: np.ndarray, q: np.ndarray) -> tuple[int, str] | None:
+        """(the first row of (t, q) that diverged, why), or None."""
         limit = DIVERGENCE_FACTOR * self.scale
         if np.max(np.abs(q), initial=0.0) <= limit:  # also False for NaN; then look closer
             return None
@@ -167,7 +172,7 @@ class RunChecks:
         if bad.size == 0:
             return None
         row, body = bad[0]
-        return (
+        return int(row), (
             f"diverged: body {self.names[body]!r} is at |r| = {r[row, body]:.3g} m at "
             f"t = {np.atleast_1d(t)[row]:.6g} s, more than {DIVERGENCE_FACTOR:.0e} times the "
             f"system's size L = {self.scale:.3g} m; use a smaller h"

@@ -34,6 +34,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from . import qp_warm
 from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import RELEASE_ROUNDS, impact_set, induced
@@ -94,7 +95,8 @@ def attempt_function(
         out = fixed_point(at, args, normal, rounds, m)
     else:
         no_fdirs = ca.DM.zeros(at.sparsity_in("fdirs").shape)
-        out = at.call({**args, "normal": ca.MX.zeros(m.n_gap), "fdirs": no_fdirs})
+        # the normal forces of the steps before guess the QP's active set (step/qp_warm.py)
+        out = at.call({**args, "normal": normal, "fdirs": no_fdirs})
     outputs = {k: out[k] for k in ATTEMPT_OUT}
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     return two_stage(kernel, f) if kernel.verlet and whole else f
@@ -205,12 +207,12 @@ class _Rows:
 
 
 def _solve(
-    k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any
+    k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any, hint: dict
 ) -> tuple[dict, dict, SoftSlacks]:
     """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
     the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
     friction, soft and its multipliers / h of the contact and friction rows, by name; the
-    slacks."""
+    slacks. `hint`: the active set to try first (step/qp_warm.py)."""
     nv, h, (plugin, friction) = k.model.n_v, obj.h, solver
     nw = fr.nw if fr is not None else 0
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
@@ -226,8 +228,12 @@ def _solve(
     # matrix at once where no ideal joint fixes a slip direction already
     start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
-    args = {"lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"], "ubx": qp["ubx"]}
-    sol = solve(h=H, g=qp["g"], a=A, **args, lam_x0=lam_x0)
+    args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
+    args.update(ubx=qp["ubx"], lam_x0=lam_x0)
+    if qp_warm.applies(k.model, fr):
+        sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
+    else:
+        sol = solve.call(args)
     x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
     y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
     return x, {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}, soft
@@ -252,7 +258,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         mu = friction_coefficient(m, ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
-    x, y, soft = _solve(k, (plugin, friction), rows, obj, fr, bound)
+    hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
+    x, y, soft = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
         phi = phi - h * k.soft_spread(x["soft"])
     v_new, mult = obj.velocities(x["u"]), y["contact"]
