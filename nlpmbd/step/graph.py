@@ -115,9 +115,9 @@ class _Terms:
             _, self.k_soft = kernel.soft_terms(h)
             lam = self.lam if mpcc else kernel.soft_spread(self.sigma)
             self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
-        ns = int(np.sum(m.soft))  # sigma: the soft gaps' k lambda (m), then the equalities'
-        self.k_eq = kernel.eq_rho * h**2 * ca.DM.ones(self.sigma.shape[0] - ns)
-        give = kernel.eq_rho * h**2 * self.lam_eq if mpcc else self.sigma[ns:]
+        # compliant equalities (step/dependent.py): a row yields k lambda, k = rho h^2 (m)
+        self.give = x["give"]  # that over h (m/s): its cost's gradient then scales as K's
+        give = kernel.eq_rho * h**2 * self.lam_eq if mpcc else h * self.give
         self.eq_lin = kernel.equality_rows(qm, t, vm, h, v, self.use_curv, give)
         self.rate_m = self.Phi_v @ vm
         self.rest = self.Phi_v @ v + ca.DM(m.restitution) * self.rate_m
@@ -227,11 +227,11 @@ def build_graph(
     mpcc = formulation is Formulation.MPCC
     T = _Terms(kernel, h_max, mpcc)
     f = gauss(m, T.K, T.z, T.h, T.c, h_max) - h_preference * T.s
-    if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per row
-        k = ca.vertcat(
-            T.k_soft[np.flatnonzero(m.soft).tolist()] if m.has_soft else ca.SX(0, 1), T.k_eq
-        )
+    if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per soft gap
+        k = T.k_soft[np.flatnonzero(m.soft).tolist()]
         f = f + T.c * ca.sum1(T.sigma**2 / k) / T.h**2
+    if T.give.shape[0]:  # give = k lambda / h at the optimum: c give^2 / k, k = rho h^2
+        f = f + T.c * ca.sumsqr(T.give) / (kernel.eq_rho * T.h**2)
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(T, m, friction, f)

@@ -12,7 +12,7 @@ from .layout import Layout
 
 def nlp_layouts(m: Any, mpcc: bool, eq_rho: float = 0.0) -> tuple[Layout, Layout, Layout]:
     """Layouts of P, x and g of the step NLP of model `m`; absent features have size-0 blocks.
-    `eq_rho` > 0: the equality rows are compliant (step/dependent.py), with slacks in sigma."""
+    `eq_rho` > 0: the equality rows are compliant (step/dependent.py), with slacks `give`."""
     N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, m.n_v
     nz = 2 * m.n_nodes if not mpcc else 0  # the flexible bodies' z (step/elastic.py)
     layout_p = Layout(
@@ -30,8 +30,8 @@ def nlp_layouts(m: Any, mpcc: bool, eq_rho: float = 0.0) -> tuple[Layout, Layout
             ("s", 1),
             ("qd", m.n_q),
             ("z", nz),
-            # the soft gaps' k lambda (m), then the compliant equalities'
-            ("sigma", 0 if mpcc else int(np.sum(m.soft)) + (ne if eq_rho > 0 else 0)),
+            ("sigma", int(np.sum(m.soft)) if not mpcc else 0),  # soft gaps' k lambda (m)
+            ("give", ne if eq_rho > 0 and not mpcc else 0),  # equalities' k lambda / h (m/s)
             ("lam", nc if mpcc else 0),
             ("lam_eq", ne if mpcc else 0),
         ]
