@@ -30,12 +30,17 @@ def test_energy_is_conserved_once_the_dependent_equation_is_dropped(solver):
 def test_the_dependent_equation_is_found_at_the_start():
     """Six revolute joints: rank 29 of 30 at the assembled start, so the rows are compliant
     (step/dependent.py); the universal closing's 29 rows are independent, so they are not."""
-    rho = {}
+    rho, models = {}, {}
     for closing in ("revolute", "universal"):
         system, _ = get_case("bricard").build({"closing": closing})
         q0, _ = system.initial_state()
-        rho[closing] = equality_regularisation(SymbolicModel.build(system), q0)
+        models[closing] = SymbolicModel.build(system)
+        rho[closing] = equality_regularisation(models[closing], q0)
     assert rho["universal"] == 0.0 and rho["revolute"] > 0.0
+    # assembled only to the run's tolerance (1e-6, run/limits.py): still found
+    rough = q0 + 1e-7 * np.random.default_rng(0).standard_normal(q0.size)
+    assert np.abs(np.asarray(models["revolute"].Phi_eq(rough, 0.0))).max() < 1e-6
+    assert equality_regularisation(models["revolute"], rough) > 0.0
 
 
 def test_six_revolute_joints_run_without_a_failed_step():
