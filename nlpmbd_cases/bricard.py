@@ -18,11 +18,12 @@ benchmark's OpenSim port by Tagliapietra et al. and simEngine3D's A04 driver bui
 
 30 equations on 30 coordinates: Gruebler counts no freedom, the axes' arrangement leaves one,
 so the joints' equations are dependent everywhere (one redundant row). `closing=revolute` is
-the benchmark as specified, all six revolute joints (their dependent row fails the steps'
-acceptance tests: docs/reference_problems/bricard.md); `closing=universal` (the default) closes
-the loop at J6 with a UniversalJoint (the ground's X normal to rod 5's Z: rotations about X and
-Z), which drops one equation, the dependent one: the motion is the same (rod 5 never turns
-about Z, to 4e-13 rad over 10 s), the equations independent.
+the benchmark as specified, all six revolute joints: the step finds the dependent row at the
+start and makes the equality rows compliant (step/dependent.py; docs/reference_problems/
+bricard.md); `closing=universal` (the default) closes the loop at J6 with a UniversalJoint (the
+ground's X normal to rod 5's Z: rotations about X and Z), which drops one equation, the
+dependent one: the motion is the same (rod 5 never turns about Z, to 4e-13 rad over 10 s), the
+equations independent, the joints rigid.
 """
 
 from __future__ import annotations

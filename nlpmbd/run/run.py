@@ -44,7 +44,7 @@ class Run:
         check_assembly(system, m, q)
         check_run_size(m, options, force)
         self.checks = RunChecks(system, m)
-        self.kernel = build_kernel(m, options)
+        self.kernel = build_kernel(m, options, q)
         if solver is None:
             self.plan = build_solver(self.kernel, options)
         else:  # a solver of the caller's: the Python loop, no chunks
@@ -65,7 +65,7 @@ class Run:
             estimator if controlled else None,
         )
         if self.kernel.verlet:
-            self.stepper.first_order = first_order(m, options, solver)
+            self.stepper.first_order = first_order(m, options, solver, q)
         self.end_tolerance = end_tolerance(options.time.h_min)
         self.info = run_info(system, options, meta)
         # what auto resolved to for this system

@@ -8,6 +8,8 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..model.symbolic import SymbolicModel
 from ..step.config import Formulation, Integrator, QPPlugin, SolverPath
 from ..step.fallback import WithFallback
@@ -27,7 +29,10 @@ from .options import SimulationOptions
 SolverFactory = Callable[[StepKernel, SimulationOptions], StepSolver]
 
 
-def build_kernel(model: SymbolicModel, options: SimulationOptions) -> StepKernel:
+def build_kernel(
+    model: SymbolicModel, options: SimulationOptions, q0: np.ndarray | None = None
+) -> StepKernel:
+    """The run's kernel; `q0`, the assembled start, where dependent equalities are found."""
     integrator = options.scheme.integrator
     if (
         integrator is Integrator.AUTO
@@ -45,6 +50,7 @@ def build_kernel(model: SymbolicModel, options: SimulationOptions) -> StepKernel
         curvature_guard=options.tolerances.curvature_guard,
         linearization=options.scheme.gap_linearization,
         integrator=integrator,
+        q0=q0,
     )
 
 
@@ -124,7 +130,10 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
 
 
 def first_order(
-    model: SymbolicModel, options: SimulationOptions, factory: SolverFactory | None = None
+    model: SymbolicModel,
+    options: SimulationOptions,
+    factory: SolverFactory | None = None,
+    q0: np.ndarray | None = None,
 ) -> Callable[[], StepSolver]:
     """The last rung of a second-order run's retry ladder (step/retry.py): the run's step
     solver (its `factory`'s, else build_solver's) on a first-order kernel of the same model and
@@ -132,7 +141,7 @@ def first_order(
     euler = options.replace(integrator=Integrator.EULER.value)
 
     def build() -> StepSolver:
-        kernel = build_kernel(model, euler)
+        kernel = build_kernel(model, euler, q0)
         return factory(kernel, euler) if factory else build_solver(kernel, euler).solver
 
     return functools.cache(build)

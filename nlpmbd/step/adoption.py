@@ -33,7 +33,9 @@ def nlp_point(
         # v = 2 G p_dot and the linearised norm row [eq. 23]: p^T p - 1 + 2 h p^T p_dot = 0
         pd = g_matrix(e).T @ v[6 * k + 3 : 6 * k + 6] / (2 * ee) + e * (1 - ee) / (2 * h * ee)
         blocks += [v[6 * k : 6 * k + 3], pd]
-    x = g.layout_x.symbolic_stack({"s": h / h_max, "qd": ca.vertcat(*blocks)})
+    # the compliant equalities' slacks (step/dependent.py): their rows hold at k lambda / h
+    give = g.eq_rho * h * lam_eq if g.eq_rho > 0 else ca.MX(0, 1)
+    x = g.layout_x.symbolic_stack({"s": h / h_max, "qd": ca.vertcat(*blocks), "give": give})
     # implicit form: y = 2 c lam / (rs h^2) (step/graph.py); the norm rows' multipliers are 0
     c, rs = g.objective_scale, g.row_scale
     lam_g = g.layout_g.symbolic_stack(

@@ -21,6 +21,7 @@ from .elastic import elastic, gauss
 from .impacts import impact_set, induced
 from .kernel import StepKernel, friction_coefficient
 from .layout import Layout, named_function
+from .nlp_layout import nlp_layouts
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class NLPGraph:
     layout_x: Layout
     layout_g: Layout
     objective_scale: float  # c: the Gauss objective is c K^T M^-1 K
+    eq_rho: float  # the equality rows' compliance rho (step/dependent.py), 0: rigid rows
     row_scale: float  # rs: the rows in metres are multiplied by it
     rows: ca.Function  # (P, x) -> g
     #: (P, x, y, y_eq) -> q, v [eq. 22], lam, lam_eq, eom (|EoM residual|), comp, drift
@@ -79,50 +81,12 @@ def _velocities(qm: ca.SX, qd: ca.SX, h: ca.SX, N: int) -> tuple[ca.SX, list]:
     return ca.vertcat(*blocks), norm_rows
 
 
-def _layouts(m: Any, mpcc: bool) -> tuple[Layout, Layout, Layout]:
-    """Layouts of P, x and g; absent features have size-0 blocks."""
-    N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, m.n_v
-    nz = 2 * m.n_nodes if not mpcc else 0  # the flexible bodies' z (_elastic)
-    layout_p = Layout(
-        [
-            ("t", 1),
-            ("q", m.n_q),
-            ("v", nv),
-            ("use_curvature", 1),
-            ("friction_normal", nc if m.has_friction else 0),
-            ("applied", nv if m.n_compliant else 0),
-        ]
-    )
-    layout_x = Layout(
-        [
-            ("s", 1),
-            ("qd", m.n_q),
-            ("z", nz),
-            ("sigma", int(np.sum(m.soft)) if not mpcc else 0),  # soft gaps' k lambda (m)
-            ("lam", nc if mpcc else 0),
-            ("lam_eq", ne if mpcc else 0),
-        ]
-    )
-    layout_g = Layout(
-        [
-            ("norm", N),
-            ("eq", ne),
-            ("gap", nc),
-            ("restitution", nc if m.has_restitution else 0),
-            ("elastic", nz),
-            ("eom", nv if mpcc else 0),
-            ("complementarity", nc if mpcc else 0),
-        ]
-    )
-    return layout_p, layout_x, layout_g
-
-
 class _Terms:
     """The symbolic quantities of one NLP, built in the order of docs/FORMULATION.md section 4."""
 
     def __init__(self, kernel: StepKernel, h_max: float, mpcc: bool) -> None:
         m = kernel.model
-        self.lay_p, self.lay_x, self.lay_g = _layouts(m, mpcc)
+        self.lay_p, self.lay_x, self.lay_g = nlp_layouts(m, mpcc, kernel.eq_rho)
         self.P = ca.SX.sym("P", self.lay_p.size)
         self.x = ca.SX.sym("x", self.lay_x.size)
         p, x = self.lay_p.split(self.P), self.lay_x.split(self.x)
@@ -151,8 +115,10 @@ class _Terms:
             _, self.k_soft = kernel.soft_terms(h)
             lam = self.lam if mpcc else kernel.soft_spread(self.sigma)
             self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
-        eq_bound = kernel.equality_bound(qm, t, vm, h, self.use_curv)
-        self.eq_lin = eq_bound + h * (self.Phi_eq_v @ v + m.Phi_eq_t(qm, t))
+        # compliant equalities (step/dependent.py): a row yields k lambda, k = rho h^2 (m)
+        self.give = x["give"]  # that over h (m/s): its cost's gradient then scales as K's
+        give = kernel.eq_rho * h**2 * self.lam_eq if mpcc else h * self.give
+        self.eq_lin = kernel.equality_rows(qm, t, vm, h, v, self.use_curv, give)
         self.rate_m = self.Phi_v @ vm
         self.rest = self.Phi_v @ v + ca.DM(m.restitution) * self.rate_m
         # Gauss objective [eqs. 17-19], scaled by c so that its size does not depend on units
@@ -264,6 +230,8 @@ def build_graph(
     if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per soft gap
         k = T.k_soft[np.flatnonzero(m.soft).tolist()]
         f = f + T.c * ca.sum1(T.sigma**2 / k) / T.h**2
+    if T.give.shape[0]:  # give = k lambda / h at the optimum: c give^2 / k, k = rho h^2
+        f = f + T.c * ca.sumsqr(T.give) / (kernel.eq_rho * T.h**2)
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(T, m, friction, f)
@@ -287,6 +255,7 @@ def build_graph(
         layout_x=T.lay_x,
         layout_g=T.lay_g,
         objective_scale=T.c,
+        eq_rho=kernel.eq_rho,
         row_scale=T.rs,
         rows=named_function("g", px, {"g": g}),
         post=_post(kernel, T, mpcc, fr_gen, fr_force),

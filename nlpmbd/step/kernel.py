@@ -42,6 +42,7 @@ from .config import (
     Integrator,
     Verification,
 )
+from .dependent import equality_regularisation
 from .numeric import Numeric
 from .projection import GapProjection
 
@@ -75,6 +76,7 @@ class StepKernel:
         curvature_guard: float = 0.1,
         linearization: GapLinearization = GapLinearization.SCALAR,
         integrator: Integrator = Integrator.EULER,
+        q0: np.ndarray | None = None,
     ) -> None:
         if linearization is GapLinearization.VECTOR and model.has_restitution:
             # a gap that obeys Newton's impact law keeps the scalar row: the law is stated
@@ -94,6 +96,8 @@ class StepKernel:
         #: convex rows on the NLP path (vector_rows)
         self.vector = linearization is GapLinearization.VECTOR and bool(np.any(model.cone > 0))
         self.clearance = smallest_clearance(self.scales.tolist())
+        #: the equality rows' compliance (step/dependent.py): 0 unless dependent at q0, the start
+        self.eq_rho = 0.0 if q0 is None else equality_regularisation(model, q0)
         first_order = bool(
             model.flexible or model.n_compliant or np.any(model.soft) or model.has_restitution
         )
@@ -171,10 +175,11 @@ class StepKernel:
         return soft * a + (1 - soft), soft * h / (K * h + chi)
 
     def soft_spread(self, values: Any) -> Any:
-        """Values of the soft gaps (one each, in gap order) spread over all gaps, 0 elsewhere:
-        their rows' slacks on either path."""
+        """Values of the soft gaps (one each, in gap order; any after them are not gaps')
+        spread over all gaps, 0 elsewhere: their rows' slacks on either path."""
+        soft = np.flatnonzero(self.soft)
         S = np.zeros((self.soft.size, values.shape[0]))
-        S[np.flatnonzero(self.soft), np.arange(values.shape[0])] = 1.0
+        S[soft, np.arange(soft.size)] = 1.0
         return ca.DM(S) @ values
 
     def _soft_scaled(self, phi: Any, h: Any) -> Any:
@@ -230,6 +235,13 @@ class StepKernel:
         if not self.verlet or self.model.n_eq == 0:
             return phi
         return phi + ca.fmax(use, 0) * 0.5 * h**2 * self.model.Phi_eq_curv(q, t, v)
+
+    def equality_rows(self, q: Any, t: Any, vm: Any, h: Any, v: Any, use: Any, give: Any) -> Any:
+        """The linearised equalities in metres, equality_bound + h (Phi_eq,v v + Phi_eq,t), less
+        `give` (m) where they are compliant (eq_rho > 0, step/dependent.py: rho h^2 lambda)."""
+        m = self.model
+        rows = self.equality_bound(q, t, vm, h, use) + h * (m.Phi_eq_v(q, t) @ v + m.Phi_eq_t(q, t))
+        return rows - give if self.eq_rho > 0 else rows
 
     # ---- update --------------------------------------------------------------------------
     def update(self, q: Any, v: Any, h: Any) -> tuple[Any, Any]:
