@@ -71,10 +71,13 @@ def state_layout(m: SymbolicModel) -> Layout:
     fixed point, step/qp.py extrapolate, and after the chunk the next Python step's: chunks.py
     chunk_end); z, the compliant contacts' memory (run/contact_memory.py; their force is held
     over each step); h_next, the controller's next h; rejected, 1 when the controller rejected
-    an attempt of the step under way; column, the attempts made in this chunk so far."""
+    an attempt of the step under way; column, the attempts made in this chunk so far; failed,
+    1 once an attempt failed a check (the columns after it compute nothing: Python takes that
+    step, and the next chunk starts after it)."""
     M = m.n_gap
     blocks = [("t", 1), ("q", m.n_q), ("v", m.n_v), ("lam", M), ("lam1", M), ("lam2", M)]
-    return Layout([*blocks, ("z", m.n_compliant), ("h_next", 1), ("rejected", 1), ("column", 1)])
+    rest = [("h_next", 1), ("rejected", 1), ("column", 1), ("failed", 1)]
+    return Layout([*blocks, ("z", m.n_compliant), *rest])
 
 
 #: The chunk's run parameters, one column per step (the same in every column): they are
@@ -118,9 +121,10 @@ def chunk_function(
     controlled step may be rejected (too large an error estimate, or penetration above the
     limit): the state keeps its CARRIED blocks, h_next shrinks, and the column records
     accepted = 0; a PREDICTED step records predicted = 0 when `nlp` would choose another h.
-    Column k of R is step k's record. Columns past t_end are padding: the state passes through
-    unchanged and the record is zero, h = 0 (a switch, Function.if_else, which computes no
-    step: an MX if_else would compute one and drop it)."""
+    Column k of R is step k's record. Columns past t_end, or after an attempt that failed a
+    check, are padding: the state passes through unchanged and the record is zero, h = 0 (a
+    switch, Function.if_else, which computes no step: an MX if_else would compute one and
+    drop it)."""
     X = ca.MX.sym("X", state_layout(step.kernel.model).size)
     P = ca.MX.sym("P", PARAMETERS.size)
     taken = _one_step(step, X, P, law, sizing, nlp)
@@ -130,6 +134,7 @@ def chunk_function(
     s, p = state_layout(step.kernel.model).split(X), PARAMETERS.split(P)
     t_end, h_min = p["t_end"], LIMITS.split(p["limits"])["h_min"]
     active = (s["t"] < t_end - end_tolerance(h_min)) * (s["column"] < p["columns"])
+    active = active * (s["failed"] == 0)
     out = dict(zip(taken.name_out(), switch.call([active, X, P]), strict=True))
     one = named_function("qp_chunk_step", {"X": X, "P": P}, out)
     return one.mapaccum("qp_chunk", n)  # the state (first input and output) accumulates
@@ -182,6 +187,7 @@ def _one_step(
     new.update(lam2=s["lam1"], z=z_new)
     state = {k: ca.if_else(accepted, new[k], s[k]) for k in CARRIED}
     state.update(h_next=h_next, rejected=1 - accepted, column=s["column"] + 1)
+    state["failed"] = 1 - (o["qp_ok"] > 0.5) * (o["projection_ok"] > 0.5) * (predicted > 0.5)
     outputs = {"state": layout.symbolic_stack(state)}
     outputs["record"] = record_layout(m).symbolic_stack(record)
     return named_function("qp_chunk_taken", {"X": X, "P": P}, outputs)

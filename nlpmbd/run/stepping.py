@@ -16,7 +16,6 @@ from ..step.numeric import Numeric
 from ..step.qp import normal_history
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
-from .chunk_graph import PARAMETERS
 from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
 from .controller import StepController, control_law
@@ -181,15 +180,10 @@ class Stepper:
                 "h_next": state.h_next,
                 "rejected": 0.0,
                 "column": 0.0,
+                "failed": 0.0,
             }
         )
         rows = self.runner.run(X0, self.parameters)
-        # after a step the chunk could not take, the next chunk is shorter (less computed and
-        # thrown away where that happens often); after a full one, longer again
-        n, columns = self.runner.n, PARAMETERS["columns"]
-        taken, limit = rows.k + rows.rejected, self.parameters[0, columns].item()
-        limit = min(n, max(4, 2 * taken)) if rows.failed else min(n, 2 * limit)
-        self.parameters[:, columns] = limit
         X = layout.split(rows.state)
         state.h_next = X["h_next"].item()
         state.count("controller_rejections", rows.rejected)
