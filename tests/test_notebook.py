@@ -80,6 +80,18 @@ def test_animation_inline(loose, tmp_path) -> None:
     rebuilt = nlpmbd.animate(result)  # bodies from meta's case and parameters
     assert rebuilt.note == "" and "Clearance &times;" in rebuilt.page
     assert shown.save(tmp_path / "a.html").read_text(encoding="utf-8") == shown.page
+    result.save(tmp_path / "run")
+    again = nlpmbd.animate(tmp_path / "run", system, magnify=50.0)  # uuids differ, not sizes
+    assert (again.frames, len(again.page)) == (shown.frames, len(shown.page))
+
+
+def test_animation_of_an_unknown_case_says_so(loose) -> None:
+    pytest.importorskip("meshcat", reason="nlpmbd.animate needs meshcat: pip install meshcat")
+    _, result = loose
+    other = dataclasses.replace(result, meta=dict(result.meta, case="<no_such_case>"))
+    shown = nlpmbd.animate(other)
+    assert "not installed: bodies drawn as cubes" in shown.note
+    assert shown._repr_html_().startswith("<p>case &#x27;&lt;no_such_case&gt;&#x27; is not")
 
 
 def test_animation_refuses_bad_input(loose) -> None:
@@ -87,8 +99,10 @@ def test_animation_refuses_bad_input(loose) -> None:
     system, result = loose
     with pytest.raises(InputError, match=r"magnify must be a number in \[1, 1e\+09\]"):
         nlpmbd.animate(result, magnify=0.0)
-    with pytest.raises(InputError, match="result must be a SimulationResult"):
-        nlpmbd.animate("results/run")
+    with pytest.raises(InputError, match="result must be a SimulationResult or a result dir"):
+        nlpmbd.animate(3)
+    with pytest.raises(InputError, match="overlay 'no/such/run' does not exist"):
+        nlpmbd.animate(result, overlay="no/such/run")
     with pytest.raises(InputError, match="system has bodies"):
         nlpmbd.animate(result, System())
     with pytest.raises(InputError, match="height must be an integer"):

@@ -57,6 +57,20 @@ def _checked(name: str, value: float | None, default: float) -> float:
     return float(value)
 
 
+def _result(value: Any, name: str) -> Any:
+    """A SimulationResult, or one loaded from a result directory; InputError otherwise."""
+    from ..io.outdir import check_readable_dir
+    from ..io.result import SimulationResult
+
+    if isinstance(value, (str, os.PathLike)):
+        return SimulationResult.load(check_readable_dir(value, name))
+    if not isinstance(value, SimulationResult):
+        raise InputError(
+            f"{name} must be a SimulationResult or a result directory, got {type(value).__name__}"
+        )
+    return value
+
+
 def _scene(result: Any, system: Any) -> tuple[Any, str]:
     """(Scene, note) from `system` (its bodies must be the result's), else from meta.json."""
     from ..model.system import System
@@ -83,13 +97,11 @@ def animate(
     speed: float | None = None,
     height: int = 480,
 ) -> Animation:
-    """The 3-D animation of `result` (a SimulationResult); `overlay`, a run of the same bodies,
-    drawn translucent; magnify, fps, speed as `nlpmbd animate`'s flags (same ranges)."""
-    from ..io.result import SimulationResult
-
-    for name, given in (("result", result), ("overlay", overlay)):
-        if given is not None and not isinstance(given, SimulationResult):
-            raise InputError(f"{name} must be a SimulationResult, got {type(given).__name__}")
+    """The 3-D animation of `result` (a SimulationResult or a result directory); `overlay`, a
+    run of the same bodies, drawn translucent; magnify, fps, speed as `nlpmbd animate`'s flags
+    (same ranges)."""
+    result = _result(result, "result")
+    overlay = None if overlay is None else _result(overlay, "overlay")
     if overlay is not None and sorted(overlay.body_names) != sorted(result.body_names):
         raise InputError(
             f"overlay has bodies {overlay.body_names}, not the result's {result.body_names}"
