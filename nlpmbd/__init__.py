@@ -38,6 +38,7 @@ _EXPORTS = {
     "Poses": "model.pose",
     "SimulationResult": "io.result",
     "simulate": "run.simulate",
+    "animate": "apps.notebook",
     "System": "model.system",
 }
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "SpringDamper",
     "System",
     "Torque",
+    "animate",
     "simulate",
 ]
 
@@ -82,6 +84,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .apps.notebook import animate
     from .errors import InputError, SolverFailure
     from .io.result import SimulationResult
     from .model.bodies import GROUND, RigidBody

@@ -15,10 +15,11 @@ from ..model.clearance import gap_fractions
 from ..validation import short_repr
 from .clearances import penetration_scales
 from .files import read_result, write_result
+from .result_html import result_title, summary_html
 from .schema import SCHEMA
 
 
-@dataclass
+@dataclass(repr=False)  # the arrays' repr runs to ~100 kB: __repr__ is one line
 class SimulationResult:
     """Per-step histories as NumPy arrays (n steps, n+1 time points), plus metadata; every
     array is described in io/schema.py (docs/guide/results.md)."""
@@ -153,6 +154,14 @@ class SimulationResult:
             "failed_steps": int(np.sum(self.status == 3)),
             "retried_steps": int(np.sum(self.status == 2)),
         }
+
+    def __repr__(self) -> str:
+        steps = f"{self.n_steps} steps to t = {self.t[-1]:g} s"
+        return f"<SimulationResult: {result_title(self.meta)}, {steps}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary as a table, the warnings (io/result_html.py)."""
+        return summary_html(self.summary(), self.meta)
 
     # --- files --------------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> Path:
