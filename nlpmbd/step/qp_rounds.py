@@ -138,8 +138,9 @@ def fixed_point(at: ca.Function, args: dict, normal: Any, rounds: int, model: An
     """Rounds of `at` (step/qp_graph.py: args, normal, fdirs -> ATTEMPT_OUT, fdirs_next), each
     with the normal forces and the friction polygons' cuts of the round before, until one is
     `settled` (Coulomb's law holds at its own normal forces, to the EoM tolerance), then as
-    many from above if none did, then as many continuing the first rounds (module
-    docstring); ok requires it."""
+    many from above if none did, then half as many continuing the first ones where they
+    contract (module docstring: it settles in one or two; each round is C code in the chunk);
+    ok requires it."""
     cuts = ca.DM.zeros(at.sparsity_in("fdirs").shape)
     first = at.call({**args, "normal": normal, "fdirs": cuts})
     plain, xs, fs = _rounds(at, args, normal, first, rounds, "")
@@ -159,7 +160,7 @@ def fixed_point(at: ca.Function, args: dict, normal: Any, rounds: int, model: An
     tail.update({f"f{i}": f for i, f in enumerate(fs[-MEMORY - 1 :])}, fdirs=plain["fdirs_next"])
     history = {k: ca.MX.sym(f"history_{k}", a.sparsity()) for k, a in tail.items()}
     syms = symbols_like(out)
-    more = _continued(at, args, history, rounds)
+    more = _continued(at, args, history, max(1, rounds // 2))
     go_on = switch("friction_continued", {**args, **history}, syms, more)
     weights = ca.DM(mu)
     before, last = (weights * (f - x) for x, f in zip(xs[-2:], fs[-2:], strict=True))
