@@ -161,10 +161,10 @@ step settles in one more round. Where the time goes: {n["chunk_steps"]} of the
 {c["steps"]} steps in compiled chunks, {n["chunk_steps_discarded"]} chunk steps computed and
 thrown away after a step a chunk could not take, {n["qp_backup_solves"]} solves of the QP
 backup (qpOASES) for such steps in Python and {n["qp_fallback_steps"]} steps left to the NLP
-fallback. Most are steps at h_min in 0.2-0.25 s, where the fixed point's normal forces
+fallback. Most are steps at h_min in 0.2-0.3 s, where the fixed point's normal forces
 converge to 1e-8 N but its friction-cone check stalls at 9-17 times its tolerance: the QP
 solver's accuracy (DAQP's primal and dual tolerances 1e-12) over h = 1e-5 s; at 1e-14 they
-settle in 5-7 rounds and the run takes 48 s of CPU (a change of step/qp_graph.py, not made
+settle in 5-7 rounds and the run takes 54 s of CPU (a change of step/qp_graph.py, not made
 here)."""
     return f"""
 **Problem.** Planar four-bar (crank 1 m, coupler 4 m, rocker 2.5 m, ground 3 m, 1 kg links) with
