@@ -11,7 +11,8 @@ every attempt of the run's scheme failed is taken once more, cold, by the first-
 the same model (then with the smaller h bounds, when given). The second-order step solves two
 friction fixed points, the velocity stage's at the new positions from the position stage's
 normal forces, which a journal pressed hard on its bearing wall can keep from settling (the
-`four_bar_clearance` case); the first-order step has one.
+`four_bar_clearance` case, before the QP fixed point's continuation of step/qp_rounds.py); the
+first-order step has one.
 """
 
 from __future__ import annotations
