@@ -15,6 +15,7 @@ from . import (
     crank_rocker,
     cylindrical,
     four_bar,
+    four_bar_clearance,
     free_body,
     impacting_stick,
     painleve,
@@ -55,6 +56,7 @@ REGISTRY: dict[str, Case] = {
         bricard.CASE,
         andrews.CASE,
         woodpecker.CASE,
+        four_bar_clearance.CASE,
     )
 }
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from nlpmbd import SimulationOptions, simulate
-from nlpmbd_cases.four_bar_clearance import CASE, desired
+from nlpmbd_cases.four_bar_clearance import CASE
+from nlpmbd_cases.four_bar_controller import desired
 
 
 def test_the_journals_stay_in_their_bearings_and_the_controller_turns_the_crank():

@@ -55,10 +55,12 @@ def short_run(system, h: float) -> SimulationResult:
 # --- the examples are the built-in cases ------------------------------------------------------
 def test_every_case_has_an_example_and_every_example_a_case():
     assert len(CASES) >= 14
-    assert {p.stem for p in EXAMPLES.glob("*.toml")} == set(CASES)
+    writable = {name for name, case in CASES.items() if case.model_file}
+    assert {p.stem for p in EXAMPLES.glob("*.toml")} == writable
+    assert set(CASES) - writable == {"four_bar_clearance"}  # its crank's controller is Python
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.model_file))
 def test_example_file_runs_bit_identical_to_its_case(name):
     case = CASES[name]
     model = load(EXAMPLES / f"{name}.toml")

@@ -95,7 +95,9 @@ def test_non_finite_values_are_reported():
 @pytest.mark.parametrize("solver", ["nlp", "qp"])
 def test_a_non_finite_eom_residual_is_a_failed_step(solver):
     """mass = 1e300 overflows the EoM residual: the step used to be 'acceptable' (inf <= tol *
-    inf); now every attempt fails and the run stops with SolverFailure."""
+    inf); now an attempt with a non-finite residual fails and the run stops with SolverFailure,
+    keeping only steps whose residual is finite (the QP path's first two: the link falls
+    g h^2 / 2, a residual of 3.4 N against forces of 1e301 N; the third overflows)."""
     from nlpmbd import GROUND, RigidBody, SimulationOptions, System, simulate
     from nlpmbd_joints import RevoluteJoint
 
@@ -105,7 +107,8 @@ def test_a_non_finite_eom_residual_is_a_failed_step(solver):
     options = SimulationOptions(t_end=0.01, h_min=1e-3, h_max=1e-3, solver=solver, codegen="off")
     with pytest.raises(SolverFailure, match="non-finite EoM residual") as info:
         simulate(system, options)
-    assert info.value.partial.n_steps == 0
+    partial = info.value.partial
+    assert partial.n_steps <= 2 and np.all(np.isfinite(partial.eom_residual))
 
 
 def test_unresolved_compliant_contact_warns():

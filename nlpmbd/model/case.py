@@ -155,6 +155,9 @@ class Case:
     #: QP path for a flexible slider): params -> {option: value}; `build` puts them on the
     #: System (System.option_defaults), where `simulate` takes them
     options: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    #: whether the case can be written as a model file (examples/<name>.toml); False for one
+    #: whose loads are Python functions beyond the model file's expressions (a controller)
+    model_file: bool = True
 
     def __post_init__(self) -> None:
         name_string("case name", self.name)
