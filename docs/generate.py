@@ -292,6 +292,8 @@ def model_page() -> str:
             if k in model_flexible.FLEXIBLE_BODY_REQUIRED
             else "one of `density`, `areal_density`"
             if k in ("density", "areal_density")
+            else "`elements`, or `elements_x` and `elements_y`"
+            if k.startswith("elements")
             else f"`{getattr(p.default, 'value', p.default)!r}`"
             if (p := strip.get(k) or flexible.get(k)) is not None
             else "",
@@ -347,7 +349,9 @@ def model_page() -> str:
         "constructors' keywords: `position` is the strip's lower-left corner (m, global), "
         "`velocity` its initial `[vx, vy]` (m/s), lengths in m, `youngs_modulus` in Pa, "
         "`density` in kg/m^3 or `areal_density` in kg/m^2 (density = areal_density / "
-        "thickness), `rayleigh_alpha` in 1/s and `rayleigh_beta` in s. At most "
+        "thickness), `rayleigh_alpha` in 1/s and `rayleigh_beta` in s; `elements` is the "
+        "total, meshed as square as it divides with the longer side along x (25: 5 x 5, 8: "
+        "4 x 2), as the built-in cases' `elements` parameter. At most "
         f"{model_flexible.MAX_ELEMENTS} elements (`elements_x * elements_y`) per body.",
         "",
         *table(("key", "default"), flexible_rows),

@@ -53,16 +53,10 @@ def test_every_flexible_case_has_an_example():
     assert {p.stem for p in EXAMPLES.glob("*_flexible.toml")} == {f"{n}_flexible" for n in FLEXIBLE}
 
 
-# (case, its parameters, the file's): a changed mesh, modulus and clearance
+# parameters set for both (the file declares the case's): a changed mesh, modulus and clearance
 SET = {
-    "stick_slip": (
-        {"elements": 6, "youngs_modulus": 2500.0, "clearance": 1e-3, "mu": 0.1},
-        {"elements_x": 3, "elements_y": 2, "youngs_modulus": 2500.0, "clearance": 1e-3, "mu": 0.1},
-    ),
-    "slider_crank_moment": (
-        {"elements": 8, "youngs_modulus": 500.0, "clearance": 4e-3, "g": 3.7},
-        {"elements_x": 4, "elements_y": 2, "youngs_modulus": 500.0, "clearance": 4e-3, "g": 3.7},
-    ),
+    "stick_slip": {"elements": 6, "youngs_modulus": 2500.0, "clearance": 1e-3, "mu": 0.1},
+    "slider_crank_moment": {"elements": 8, "youngs_modulus": 500.0, "clearance": 4e-3, "g": 3.7},
 }
 
 
@@ -77,10 +71,10 @@ def test_flexible_example_runs_bit_identical_to_its_case(name, changed):
         case.h_min,
         case.h_max,
     )
-    params, file_params = SET[name] if changed else ({}, {})
+    params = SET[name] if changed else {}
     built, resolved = case.build({"slider": "flexible", **params})
     assert model.options["solver"] == case.options(resolved)["solver"] == "qp"
-    from_file, _ = model.case.build(file_params)
+    from_file, _ = model.case.build(params)
     assert [b.name for b in from_file.bodies] == [b.name for b in built.bodies]
     assert [b.strip for b in from_file.flexible] == [b.strip for b in built.flexible]
     assert [(type(j), j.name) for j in from_file.joints] == [
@@ -148,6 +142,9 @@ def test_a_node_pin_by_index_and_by_point_is_the_same_node(tmp_path):
 
 BAD = [
     ("elements_x = 2\n", "elements_x = 2.5\n", "flexible_bodies[0].elements_x: must be an integer"),
+    ("elements_x = 2\n", "", "elements_x: missing (required: elements, or elements_x and"),
+    ("elements_x = 2\n", "elements = 4\n", "elements: give either elements or elements_x and"),
+    ("elements_x = 2\nelements_y = 2\n", "elements = 401\n", "elements: must be an integer in"),
     ("elements_x = 2\n", "elements_x = 0\n", "elements_x: must be an integer in [1, 400], got 0"),
     ("elements_y = 2\n", "elements_y = 401\n", "elements_y: must be an integer in [1, 400]"),
     ("elements_x = 2\nelements_y = 2\n", "elements_x = 40\nelements_y = 40\n", "at most 400"),

@@ -5,7 +5,9 @@ A flexible body is a Q4 plane-stress strip (model/fem.py `PlaneStressStrip`) pla
 `position` (the lower-left corner, m, global), `velocity` ([vx, vy], m/s) and `lumping`, and
 `width`, `height`, `elements_x`, `elements_y`, `youngs_modulus`, `poisson_ratio`, `thickness`,
 `rayleigh_alpha`, `rayleigh_beta` and one of `density` (kg/m^3) or `areal_density` (kg/m^2,
-`PlaneStressStrip.from_areal_density`).
+`PlaneStressStrip.from_areal_density`). `elements` instead of `elements_x` and `elements_y` is
+the total, meshed as square as it divides with the longer side along x (model/fem.py
+`square_mesh`, as the built-in cases' `elements` parameter: 25 -> 5 x 5, 8 -> 4 x 2).
 
 A joint's `node` (NodeContact, NodePin) is a table naming the flexible body and one node:
 ``{ body = "slider", index = 12 }`` (the strip's node number, row-major from the lower-left
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..model.fem import PlaneStressStrip
+from ..model.fem import PlaneStressStrip, square_mesh
 from ..model.flexible import FlexibleBody, Node
 from ..validation import MAX_LENGTH, short_repr
 from .model_schema import GROUND_NAMES, Where, check_keys, located, number, string, table, tables
@@ -36,6 +38,7 @@ FLEXIBLE_BODY_KEYS = (
     "lumping",
     "width",
     "height",
+    "elements",
     "elements_x",
     "elements_y",
     "youngs_modulus",
@@ -46,15 +49,7 @@ FLEXIBLE_BODY_KEYS = (
     "rayleigh_alpha",
     "rayleigh_beta",
 )
-FLEXIBLE_BODY_REQUIRED = (
-    "name",
-    "width",
-    "height",
-    "elements_x",
-    "elements_y",
-    "youngs_modulus",
-    "poisson_ratio",
-)
+FLEXIBLE_BODY_REQUIRED = ("name", "width", "height", "youngs_modulus", "poisson_ratio")
 #: Most elements of one flexible body in a model file (the built-in cases' `elements` limit):
 #: every face node may become a joint, and the step grows with the nodes.
 MAX_ELEMENTS = 400
@@ -81,18 +76,9 @@ def _flexible(entry: dict[str, Any], where: Where) -> FlexibleBody:
     for key in _LENGTHS:
         if key in entry:
             number(entry[key], where.key(key), low=0.0, low_open=True, high=MAX_LENGTH)
-    for key in ("elements_x", "elements_y"):
-        value = entry[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ELEMENTS:
-            raise where.key(key).error(
-                f"must be an integer in [1, {MAX_ELEMENTS}], got {short_repr(value)}"
-            )
-    if entry["elements_x"] * entry["elements_y"] > MAX_ELEMENTS:
-        raise where.key("elements_y").error(
-            f"elements_x * elements_y must be at most {MAX_ELEMENTS}, got "
-            f"{entry['elements_x'] * entry['elements_y']}"
-        )
     strip_keys = {k: v for k, v in entry.items() if k in FLEXIBLE_BODY_KEYS[4:]}
+    strip_keys.update(_mesh(entry, where))
+    strip_keys.pop("elements", None)
     try:
         if "areal_density" in strip_keys:
             strip = PlaneStressStrip.from_areal_density(**strip_keys)
@@ -107,6 +93,30 @@ def _flexible(entry: dict[str, Any], where: Where) -> FlexibleBody:
         return FlexibleBody(name, strip, **placement)
     except InputError as err:
         raise located(err, where, [name], entry) from None
+
+
+def _mesh(entry: dict[str, Any], where: Where) -> dict[str, int]:
+    """elements_x and elements_y, given or from `elements`, each checked."""
+    keys = ("elements",) if "elements" in entry else ("elements_x", "elements_y")
+    if "elements" in entry and ("elements_x" in entry or "elements_y" in entry):
+        raise where.key("elements").error("give either elements or elements_x and elements_y")
+    for key in keys:
+        value = entry.get(key)
+        if key not in entry:
+            raise where.key(key).error("missing (required: elements, or elements_x and elements_y)")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ELEMENTS:
+            raise where.key(key).error(
+                f"must be an integer in [1, {MAX_ELEMENTS}], got {short_repr(value)}"
+            )
+    if "elements" in entry:
+        nx, ny = square_mesh(entry["elements"])
+    else:
+        nx, ny = entry["elements_x"], entry["elements_y"]
+    if nx * ny > MAX_ELEMENTS:
+        raise where.key("elements_y").error(
+            f"elements_x * elements_y must be at most {MAX_ELEMENTS}, got {nx * ny}"
+        )
+    return {"elements_x": nx, "elements_y": ny}
 
 
 def _location(value: object, where: Where) -> None:
