@@ -60,7 +60,7 @@ SET = {
 }
 
 
-@pytest.mark.slow
+# 0.2-0.3 s each (pytest --durations): the fast tier
 @pytest.mark.parametrize("name", FLEXIBLE)
 @pytest.mark.parametrize("changed", [False, True], ids=["defaults", "set"])
 def test_flexible_example_runs_bit_identical_to_its_case(name, changed):
