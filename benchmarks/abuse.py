@@ -304,6 +304,8 @@ def _many(section: str, count: int):
 
 
 DRIVEN = ("slider_crank_driven", 'motion = "5000 * 2 * pi / 60 * t"')
+#: The flexible examples (issue 33 item 3), for _example(*SS_FLEX, old, new).
+SS_FLEX, SCM_FLEX = ("stick_slip_flexible",), ("slider_crank_moment_flexible",)
 #: Model files, study options (issue 34, items 6, 7, 9): model sizes, expression domain
 #: errors, absurd geometry; entries with a setup hook that writes the model file first.
 BAD_STUDY_LIMITS: list[tuple] = [
@@ -373,6 +375,62 @@ BAD_STUDY_LIMITS: list[tuple] = [
     ("study: model file missing", ["study", "clearance-sweep", "--set", "case=none.toml", "--out", "s"]),
     ("study: model file without clearance", ["study", "clearance-sweep", "--set", "case=m.toml", "--out", "s"],
      _example("revolute", '"0.01 + $clearance"', "0.0101")),
+    # flexible bodies in model files (issue 33 item 3): [[flexible_bodies]], node joints, point loads
+    ("flex: elements text", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', 'elements = "many"')),
+    ("flex: elements 2.5", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements = 2.5")),
+    ("flex: elements 0", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements = 0")),
+    ("flex: elements 1e300", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements = 1e300")),
+    ("flex: elements_x 0", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements_x = 0\nelements_y = 2")),
+    ("flex: elements_y missing", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements_x = 2")),
+    ("flex: elements and elements_x", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', 'elements = "$elements"\nelements_x = 2')),
+    ("flex: 10000 x 100 elements", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements_x = 10000\nelements_y = 100")),
+    ("flex: 40 x 40 elements", RUN_M, _example(*SS_FLEX, 'elements = "$elements"', "elements_x = 40\nelements_y = 40")),
+    ("flex: --set elements=0", [*RUN_M, "--set", "elements=0"], _example(*SS_FLEX, "", "")),
+    ("flex: --set elements=1e9", [*RUN_M, "--set", "elements=1e9"], _example(*SS_FLEX, "", "")),
+    ("flex: --set elements=abc", [*RUN_M, "--set", "elements=abc"], _example(*SS_FLEX, "", "")),
+    ("flex: --set youngs_modulus=-5", [*RUN_M, "--set", "youngs_modulus=-5"], _example(*SS_FLEX, "", "")),
+    ("flex: youngs_modulus true", RUN_M, _example(*SS_FLEX, 'youngs_modulus = "$youngs_modulus"', "youngs_modulus = true")),
+    ("flex: youngs_modulus nan", RUN_M, _example(*SS_FLEX, 'youngs_modulus = "$youngs_modulus"', "youngs_modulus = nan")),
+    ("flex: poisson_ratio 0.6", RUN_M, _example(*SS_FLEX, "poisson_ratio = 0.3", "poisson_ratio = 0.6")),
+    ("flex: width 1e300", RUN_M, _example(*SS_FLEX, "width = 0.6", "width = 1e300")),
+    ("flex: width -0.6", RUN_M, _example(*SS_FLEX, "width = 0.6", "width = -0.6")),
+    ("flex: areal_density -1", RUN_M, _example(*SS_FLEX, "areal_density = 0.33333333333333337", "areal_density = -1")),
+    ("flex: density and areal_density", RUN_M, _example(*SS_FLEX, "areal_density = 0.33333333333333337", "areal_density = 0.3\ndensity = 0.3")),
+    ("flex: no density", RUN_M, _example(*SS_FLEX, "areal_density = 0.33333333333333337", "")),
+    ("flex: rayleigh_beta -1", RUN_M, _example(*SS_FLEX, "rayleigh_beta = 0.544", "rayleigh_beta = -1.0")),
+    ("flex: position 1e300", RUN_M, _example(*SS_FLEX, "position = [-0.3,", "position = [-1e300,")),
+    ("flex: position 2 entries", RUN_M, _example(*SS_FLEX, 'position = [-0.3, "-0.25 - $clearance", 0.0]', "position = [-0.3, -0.2525]")),
+    ("flex: lumping text", RUN_M, _example(*SS_FLEX, "rayleigh_beta = 0.544", 'rayleigh_beta = 0.544\nlumping = "heavy"')),
+    ("flex: unknown key", RUN_M, _example(*SS_FLEX, "rayleigh_beta = 0.544", "rayleigh_beta = 0.544\ncolour = 1")),
+    ("flex: named GROUND", RUN_M, _example(*SS_FLEX, 'name = "slider"', 'name = "GROUND"')),
+    ("flex: name of a rigid body", RUN_M, _example(*SCM_FLEX, 'name = "slider"', 'name = "crank"')),
+    ("flex: not an array of tables", RUN_M, _example(*SS_FLEX, "[[flexible_bodies]]", "[flexible_bodies]")),
+    ("flex: node index 99", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", "index = 99 }")),
+    ("flex: node index -1", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", "index = -1 }")),
+    ("flex: node index text", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", 'index = "4" }')),
+    ("flex: node index 1e300", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", "index = 1e300 }")),
+    ("flex: node point between nodes", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", "point = [0.1, 0.15] }")),
+    ("flex: node point 1e300", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", "point = [1e300, 0.15] }")),
+    ("flex: node point text", RUN_M, _example(*SCM_FLEX, "point = [0.25, 0.15] }", 'point = "centre" }')),
+    ("flex: odd mesh, no centre node", [*RUN_M, "--set", "elements=6"], _example(*SCM_FLEX, "", "")),
+    ("flex: node of an unknown body", RUN_M, _example(*SCM_FLEX, 'node = { body = "slider"', 'node = { body = "strip"')),
+    ("flex: node a string", RUN_M, _example(*SCM_FLEX, 'node = { body = "slider", point = [0.25, 0.15] }', 'node = "slider[4]"')),
+    ("flex: node and nodes", RUN_M, _example(*SCM_FLEX, 'node = { body = "slider"', 'nodes = { body = "slider", face = "left" }\nnode = { body = "slider"')),
+    ("flex: nodes face bottom", RUN_M, _example(*SS_FLEX, 'face = "lower"', 'face = "bottom"')),
+    ("flex: nodes index 36", RUN_M, _example(*SS_FLEX, 'face = "lower"', "index = [0, 36]")),
+    ("flex: nodes index empty", RUN_M, _example(*SS_FLEX, 'face = "lower"', "index = []")),
+    ("flex: nodes on a rigid body", RUN_M, _example(*SCM_FLEX, 'nodes = { body = "slider", face = "lower" }', 'nodes = { body = "crank", face = "lower" }')),
+    ("flex: pin to the flexible body itself", RUN_M, _example(*SCM_FLEX, 'body = "rod"\nnode', 'body = "slider"\nnode')),
+    ("flex: node contact normal out of plane", RUN_M, _example(*SS_FLEX, "normal = [0.0, 1.0, 0.0]", "normal = [0.0, 0.0, 1.0]")),
+    ("flex: node contact normal zero", RUN_M, _example(*SS_FLEX, "normal = [0.0, 1.0, 0.0]", "normal = [0.0, 0.0, 0.0]")),
+    ("flex: node contact on a flexible guide", RUN_M, _example(*SS_FLEX, 'guide = "GROUND"', 'guide = "slider"')),
+    ("flex: point load outside the strip", RUN_M, _example(*SS_FLEX, "point = [0.6, 0.45]", "point = [0.7, 0.45]")),
+    ("flex: point load point 1e300", RUN_M, _example(*SS_FLEX, "point = [0.6, 0.45]", "point = [1e300, 0.45]")),
+    ("flex: point load value 3 entries", RUN_M, _example(*SS_FLEX, '"$amplitude * sin($frequency * t)", 0.0]', '"$amplitude * sin($frequency * t)", 0.0, 0.0]')),
+    ("flex: point load value nan", RUN_M, _example(*SS_FLEX, '"$amplitude * sin($frequency * t)", 0.0]', "nan, 0.0]")),
+    ("flex: point load value log(-1)", RUN_M, _example(*SS_FLEX, '"$amplitude * sin($frequency * t)", 0.0]', '"log(-1) * t", 0.0]')),
+    ("flex: point load on a rigid body", RUN_M, _example(*SCM_FLEX, 'type = "torque"\nname = "crank_moment"\nbody = "crank"\nvalue = [0.0, 0.0, "$amplitude * sin($frequency * t)"]  # N m, global axes\nframe = "global"', 'type = "point_load"\nname = "crank_moment"\nbody = "crank"\npoint = [0.0, 0.0]\nvalue = ["$amplitude * t", 0.0]')),
+    ("flex: rigid force on the strip", RUN_M, _example(*SCM_FLEX, 'body = "crank"\nvalue', 'body = "slider"\nvalue')),
 ]  # fmt: skip
 #: Not bad: must run (exit 0) and draw their figures. Names with Matplotlib's $...$ markup
 #: stopped the drawing with a traceback after the result was saved.
@@ -383,6 +441,8 @@ GOOD_LIMITS: list[tuple] = [
     ("all named $x$", ["run", "m.toml", "--quiet"], _model(body="$x$", joint="$y$", load="$z$")),
     ("[parameters] set", [*RUN_M[:2], "--quiet", "--set", "clearance=1e-3", "--set", "mu=0.1"],
      _example("revolute", "t_end = 5.0", "t_end = 0.002")),
+    ("flexible slider-crank, mesh set", [*RUN_M[:2], "--quiet", "--set", "elements=8", "--compare", "youngs_modulus=1e4"],
+     _example("slider_crank_moment_flexible", "t_end = 30.0", "t_end = 0.005")),
 ]  # fmt: skip
 
 

@@ -213,8 +213,14 @@ def _kind(param: inspect.Parameter) -> str:
         return "contact law table"
     if "VectorFunction" in text:
         return "3 numbers or expressions of t and the body's state"
+    if "BodyState" in text:
+        return "2 numbers (fx, fy) or expressions of t and the point's state"
     if "TimeFunction" in text or "Callable" in text:
         return "expression of t"
+    if text == "Node":
+        return "a node table ([nodes](#nodes)); or `nodes` instead: one joint per node"
+    if "FlexibleBody" in text:
+        return "flexible body name"
     if "Body" in text or param.name in ("parent", "child", "body"):
         return "body name or GROUND"
     return text.replace("ArrayLike", "array").replace("NDArray", "array")
@@ -252,8 +258,17 @@ def _classes(title: str, key: str, classes: dict[str, type], skip: Iterable[str]
 
 
 def model_page() -> str:
-    from nlpmbd.io import expressions, model_file, model_params, model_parts, model_schema
+    from nlpmbd.io import (
+        expressions,
+        model_file,
+        model_flexible,
+        model_params,
+        model_parts,
+        model_schema,
+    )
     from nlpmbd.model.bodies import RigidBody
+    from nlpmbd.model.fem import PlaneStressStrip
+    from nlpmbd.model.flexible import FlexibleBody
 
     bodies = inspect.signature(RigidBody).parameters
     body_rows = [
@@ -268,12 +283,29 @@ def model_page() -> str:
         for k in model_schema.BODY_KEYS
     ]
     functions = ", ".join(f"`{n}`" for n in expressions.FUNCTIONS)
+    strip = inspect.signature(PlaneStressStrip).parameters
+    flexible = inspect.signature(FlexibleBody).parameters
+    flexible_rows = [
+        (
+            f"`{k}`",
+            "required"
+            if k in model_flexible.FLEXIBLE_BODY_REQUIRED
+            else "one of `density`, `areal_density`"
+            if k in ("density", "areal_density")
+            else "`elements`, or `elements_x` and `elements_y`"
+            if k.startswith("elements")
+            else f"`{getattr(p.default, 'value', p.default)!r}`"
+            if (p := strip.get(k) or flexible.get(k)) is not None
+            else "",
+        )
+        for k in model_flexible.FLEXIBLE_BODY_KEYS
+    ]
     out = [
         "# Model-file reference",
         "",
         NOTE.format(
             sources="`nlpmbd/io/model_schema.py`, `nlpmbd/io/model_params.py`, "
-            "`nlpmbd/io/model_parts.py`, "
+            "`nlpmbd/io/model_parts.py`, `nlpmbd/io/model_flexible.py`, "
             "`nlpmbd/io/expressions.py` and the constructors of the classes they name"
         ),
         "",
@@ -309,6 +341,34 @@ def model_page() -> str:
         + " or ".join(f"`{g}`" for g in model_schema.GROUND_NAMES)
         + ".",
         "",
+        "## [[flexible_bodies]]",
+        "",
+        "Flexible bodies (`FlexibleBody`): planar strips of Q4 plane-stress finite elements "
+        "(`PlaneStressStrip`) whose nodes' positions are coordinates of the step; their nodes "
+        "follow the rigid bodies in the result (`node_q`, `node_v`). The keys are the two "
+        "constructors' keywords: `position` is the strip's lower-left corner (m, global), "
+        "`velocity` its initial `[vx, vy]` (m/s), lengths in m, `youngs_modulus` in Pa, "
+        "`density` in kg/m^3 or `areal_density` in kg/m^2 (density = areal_density / "
+        "thickness), `rayleigh_alpha` in 1/s and `rayleigh_beta` in s; `elements` is the "
+        "total, meshed as square as it divides with the longer side along x (25: 5 x 5, 8: "
+        "4 x 2), as the built-in cases' `elements` parameter. At most "
+        f"{model_flexible.MAX_ELEMENTS} elements (`elements_x * elements_y`) per body.",
+        "",
+        *table(("key", "default"), flexible_rows),
+        "",
+        "### Nodes",
+        "",
+        "Node joints (`node_contact`, `node_pin`) name a flexible body's node as a table: "
+        '`{ body = "slider", index = 12 }` (nodes are numbered row-major from the strip\'s '
+        'lower-left corner) or `{ body = "slider", point = [0.25, 0.15] }` (the node at that '
+        "point of the strip, m from its lower-left corner, whatever the mesh). An entry may "
+        'give `nodes` instead of `node`, `{ body = "slider", face = "lower" }` (a face: '
+        "`lower`, `upper`, `left`, `right`) or `{ body = ..., index = [0, 1, 2] }`: one joint "
+        "per node, named the entry's `name` followed by the node's number. A `point_load` "
+        "acts on a flexible body at `point`, the strip's reference coordinates (m from its "
+        "lower-left corner). [[joints]] (with the joints of `nodes`) are at most "
+        f"{model_file.MAX_ENTRIES}.",
+        "",
         "## [parameters]",
         "",
         "Typed, ranged parameters, as a built-in case declares them; `--set NAME=VALUE`, "
@@ -321,8 +381,9 @@ def model_page() -> str:
         ),
         "",
         "With a [parameters] table, every string value of `[model] gravity`, [[bodies]], "
-        "[[joints]] and [[loads]] but a `name` is a template: `$name` or `${name}` is a "
-        "parameter, `$$` a literal `$`. A string that is one reference alone is the parameter's "
+        "[[flexible_bodies]], [[joints]] and [[loads]] but a `name` is a template: `$name` "
+        "or `${name}` is a parameter, `$$` a literal `$`. A string that is one reference "
+        "alone is the parameter's "
         'value (`mu = "$mu"`); other strings with references are arithmetic of the '
         "[expressions](#expressions), the values written in: without a variable they are "
         'evaluated to a number (`hole_radius = "0.01 + $clearance"`), with one they stay an '

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from nlpmbd import Parameter
 from nlpmbd.model.contact import ContactLaw
+from nlpmbd.model.fem import square_mesh as mesh  # (along, across) the guide; model files share it
 from nlpmbd.validation import finite_scalar
 
 if TYPE_CHECKING:
@@ -64,13 +65,6 @@ def flexible_options(params: Mapping[str, Any]) -> dict[str, Any]:
     """A flexible slider runs on the QP path (about 40x faster per step than the NLP's fixed
     point of friction over its many node contacts: 0.6 against 24 ms on the oscillator)."""
     return {"solver": "qp"} if params["slider"] == "flexible" else {}
-
-
-def mesh(elements: int) -> tuple[int, int]:
-    """(along, across) for a total element count: as square as it divides, the longer side
-    along the guide: 25 -> 5 x 5, 4 -> 2 x 2, 8 -> 4 x 2, 3 -> 3 x 1."""
-    across = max(d for d in range(1, int(elements**0.5) + 1) if elements % d == 0)
-    return elements // across, across
 
 
 def flexible_slider(

@@ -1,11 +1,11 @@
 """Joint library: ideal joints, driving constraints, plane and sphere contact (clearance joints:
-one module each). The joints of flexible bodies' nodes are in `nlpmbd_joints.node_joints` (not
-model-file types: model files do not declare flexible bodies yet)."""
+one module each), and the joints of flexible bodies' nodes (`nlpmbd_joints.node_joints`)."""
 
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .node_joints import NodeContact, NodePin
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -27,6 +27,8 @@ __all__ = [
     "DrivingAngle",
     "DrivingCoordinate",
     "FixedJoint",
+    "NodeContact",
+    "NodePin",
     "PlanarPrismaticClearance",
     "PlanarPrismaticJoint",
     "PlanarRevoluteClearance",

@@ -15,6 +15,7 @@ from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .node_joints import NodeContact, NodePin
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -53,4 +54,7 @@ JOINTS: dict[str, type[Joint]] = {
     "prismatic_clearance": PrismaticClearance,
     "plane_contact": PlaneContact,
     "sphere_contact": SphereContact,
+    # joints of a flexible body's nodes ([[flexible_bodies]])
+    "node_contact": NodeContact,
+    "node_pin": NodePin,
 }

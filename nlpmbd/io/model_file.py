@@ -7,13 +7,14 @@ dependency; its values are typed explicitly (a string is quoted, a number is not
 YAML's implicit conversions such as `no` -> false or 1.10 -> 1.1); it has comments; and its
 arrays of tables ([[bodies]], [[joints]]) are the lists of objects a system is made of.
 
-Sections (all optional but [[bodies]]; any other key is an error):
+Sections (all optional but [[bodies]] or [[flexible_bodies]]; any other key is an error):
 
 - `[model]`: `name` (default: the file's stem; names the result directory), `description` and
   `gravity = [gx, gy, gz]` (m/s^2, default [0, -9.81, 0]);
 - `[parameters]`: typed, ranged parameters referenced as `$name` (io/model_params.py), set by
   `--set` and `--compare` as a built-in case's;
-- `[[bodies]]`: io/model_bodies.py;
+- `[[bodies]]`: io/model_bodies.py; `[[flexible_bodies]]` (Q4 strips, their nodes named by
+  node joints and point loads): io/model_flexible.py;
 - `[[joints]]` and `[[loads]]`: `type` and the class's constructor keywords, io/model_parts.py;
 - `[options]`: default simulation options by their flat names (t_end, h_min, h_max, solver,
   ...; run/option_groups.py), which command-line flags override.
@@ -36,8 +37,9 @@ from ..errors import InputError
 from ..model.case import Case, Parameter
 from ..model.system import System
 from .model_bodies import read_bodies
+from .model_flexible import read_flexible_bodies
 from .model_params import ModelCase, read_parameters, substitute
-from .model_parts import LOADS, build_entry, joint_classes
+from .model_parts import LOADS, build_entries, build_entry, joint_classes
 from .model_schema import (
     MODEL_KEYS,
     TOP_LEVEL,
@@ -110,8 +112,10 @@ def model_from_bytes(
     `path` names the file, `label` (default: the path) begins its error messages."""
     where = Where(label or str(path))
     document = _parse(data, where)
-    check_keys(document, where, TOP_LEVEL, ("bodies",))
-    for section in ("bodies", "joints", "loads"):
+    check_keys(document, where, TOP_LEVEL)
+    if "bodies" not in document and "flexible_bodies" not in document:
+        raise where.key("bodies").error("missing (required: bodies or flexible_bodies)")
+    for section in ("bodies", "flexible_bodies", "joints", "loads"):
         entries = document.get(section, [])
         if isinstance(entries, list) and len(entries) > MAX_ENTRIES:
             raise where.key(section).error(
@@ -206,15 +210,29 @@ def build_system(document: Mapping[str, Any], where: Where, classes: Mapping[str
     model = document.get("model", {})
     gravity = vector(model.get("gravity", DEFAULT_GRAVITY), where.key("model").key("gravity"))
     system = System(gravity=gravity)
-    bodies = read_bodies(document["bodies"], where.key("bodies"))
-    if not bodies:
+    bodies = read_bodies(document.get("bodies", []), where.key("bodies"))
+    flexible = read_flexible_bodies(
+        document.get("flexible_bodies", []), where.key("flexible_bodies")
+    )
+    if not bodies and not flexible:
         raise where.key("bodies").error("a model needs at least one body")
     system.add_bodies(bodies)
     named: dict[str, Any] = {b.name: b for b in bodies}
+    for index, body in enumerate(flexible):
+        at = where.key("flexible_bodies").item(index).key("name")
+        if body.name in named:
+            raise at.error(f"duplicate body name {body.name!r}; names must be unique")
+        named[body.name] = system.add_body(body)
     for index, entry in enumerate(tables(document.get("joints", []), where.key("joints"))):
         at = where.key("joints").item(index)
-        joint = build_entry(entry, at, classes, named)
-        _add(system.add_joint, joint, at)
+        for joint in build_entries(entry, at, classes, named):
+            _add(system.add_joint, joint, at)
+        count = len(system.joints)
+        if count > MAX_ENTRIES:
+            raise at.error(
+                f"a model may have at most {MAX_ENTRIES} joints, got {count} with this entry's "
+                "nodes (setting up takes minutes and GBs of memory beyond that)"
+            )
     seen: dict[str, int] = {}
     for index, entry in enumerate(tables(document.get("loads", []), where.key("loads"))):
         at = where.key("loads").item(index)

@@ -7,7 +7,10 @@ unknown key is an error listing the allowed ones, a missing required one too. Va
 constructor as they are (its own checks apply, their messages moved to the key path), except
 for parameters that are, by their annotation:
 
-- a body (Body, RigidBody): a body's name, or "GROUND" for the fixed frame;
+- a body (Body, RigidBody): a body's name, or "GROUND" for the fixed frame; a flexible body
+  (FlexibleBody, a PointLoad's `body`): a [[flexible_bodies]] name;
+- a node (Node, the `node` of NodeContact and NodePin): a table naming a flexible body's node
+  (io/model_flexible.py); `nodes` instead of `node` makes one joint per node;
 - a contact law (ContactLaw, the key `contact`): a table, ``{ law = "hard", mu = 0.2,
   restitution = 0.4, mu_static = 0.3 }`` or ``{ law = "compliant", stiffness = 1e9,
   exponent = 1.5, restitution = 0.8, damping = "hunt-crossley", mu = 0.1 }`` (the keywords of
@@ -15,7 +18,8 @@ for parameters that are, by their annotation:
 - a time function (TimeFunction, e.g. a driving joint's `motion`): an expression of t
   (io/expressions.py), e.g. "2 * pi * t";
 - a load's value (Force, Torque): three entries, each a number or an expression of t and the
-  body's state (x y z vx vy vz wx wy wz); all numbers give a constant load.
+  body's state (x y z vx vy vz wx wy wz); all numbers give a constant load; a PointLoad's: two
+  (fx, fy), of t and the point's state (x y z vx vy vz).
 """
 
 from __future__ import annotations
@@ -29,11 +33,14 @@ from ..errors import InputError
 from ..model.bodies import GROUND, Body
 from ..model.compliant import CompliantContact
 from ..model.contact import ContactLaw, HardContact
+from ..model.flexible import FlexibleBody, Node
+from ..model.flexible_loads import PointLoad
 from ..model.forces import Force, Torque
 from ..model.joint import Joint
 from ..model.springs import RotationalSpringDamper, SpringDamper
 from ..validation import short_repr
 from .expressions import BODY_STATE, TIME, Expression, parse_expression
+from .model_flexible import flexible_body, node, nodes
 from .model_schema import GROUND_NAMES, Where, check_keys, located, table
 
 #: [[loads]] type -> class.
@@ -42,6 +49,7 @@ LOADS: dict[str, type] = {
     "torque": Torque,
     "spring_damper": SpringDamper,
     "rotational_spring_damper": RotationalSpringDamper,
+    "point_load": PointLoad,
 }
 #: contact law -> class.
 CONTACT_LAWS: dict[str, type[ContactLaw]] = {"hard": HardContact, "compliant": CompliantContact}
@@ -67,9 +75,22 @@ def joint_classes() -> dict[str, type]:
 
 
 def build_entry(
-    entry: dict[str, Any], where: Where, classes: Mapping[str, type], bodies: dict[str, Body]
+    entry: dict[str, Any], where: Where, classes: Mapping[str, type], bodies: dict[str, Any]
 ) -> Any:
     """The object an entry describes: `type` picks the class, the other keys are its keywords."""
+    return _build(entry, where, classes, bodies)[0]
+
+
+def build_entries(
+    entry: dict[str, Any], where: Where, classes: Mapping[str, type], bodies: dict[str, Any]
+) -> list[Any]:
+    """The objects an entry describes: one, or one per node of its `nodes`."""
+    return _build(entry, where, classes, bodies)
+
+
+def _build(
+    entry: dict[str, Any], where: Where, classes: Mapping[str, type], bodies: dict[str, Any]
+) -> list[Any]:
     if "type" not in entry:
         raise where.key("type").error(f"missing (one of {', '.join(classes) or 'none'})")
     kind = entry["type"]
@@ -78,10 +99,24 @@ def build_entry(
             f"unknown type {short_repr(kind)}; known types: {', '.join(classes) or 'none'}"
         )
     keywords = {k: v for k, v in entry.items() if k != "type"}
-    return construct(classes[kind], keywords, where, bodies)
+    cls = classes[kind]
+    if "nodes" not in keywords or "node" not in _parameters(cls):
+        return [construct(cls, keywords, where, bodies)]
+    if "node" in keywords:
+        raise where.key("nodes").error("give one of node (one joint) or nodes (one per node)")
+    if not isinstance(keywords.get("name"), str):
+        raise where.key("name").error(
+            f"missing or not a string: with nodes it begins each joint's name, got "
+            f"{short_repr(keywords.get('name'))}"
+        )
+    out = []
+    for one in nodes(keywords.pop("nodes"), where.key("nodes"), bodies):
+        named = {**keywords, "name": f"{keywords['name']}{one.index}", "node": one}
+        out.append(construct(cls, named, where, bodies))
+    return out
 
 
-def construct(cls: type, keywords: dict[str, Any], where: Where, bodies: dict[str, Body]) -> Any:
+def construct(cls: type, keywords: dict[str, Any], where: Where, bodies: dict[str, Any]) -> Any:
     """cls(**keywords) with the keys checked against its signature and converted by kind."""
     params = _parameters(cls)
     required = [n for n, p in params.items() if p.default is inspect.Parameter.empty]
@@ -112,17 +147,31 @@ def _kind(param: inspect.Parameter) -> str:
         return "contact"
     if "VectorFunction" in text:
         return "vector_function"
+    if "BodyState" in text:
+        return "planar_function"
     if "TimeFunction" in text or "Callable" in text:
         return "time_function"
+    if text == "Node":
+        return "node"
+    if "FlexibleBody" in text:
+        return "flexible_body"
     if "Body" in text or param.name in ("parent", "child", "body"):
         return "body"
     return "value"
 
 
-def _convert(param: inspect.Parameter, value: Any, where: Where, bodies: dict[str, Body]) -> Any:
+def _convert(param: inspect.Parameter, value: Any, where: Where, bodies: dict[str, Any]) -> Any:
     kind = _kind(param)
+    if isinstance(value, Node):  # a node of `nodes`, looked up already
+        return value
     if kind == "body":
         return body_named(value, where, bodies)
+    if kind == "node":
+        return node(value, where, bodies)
+    if kind == "flexible_body":
+        return flexible_body(value, where, bodies)
+    if kind == "planar_function":
+        return vector_function(value, where, 2)
     if kind == "contact":
         return contact_law(value, where)
     if kind == "time_function":
@@ -132,13 +181,20 @@ def _convert(param: inspect.Parameter, value: Any, where: Where, bodies: dict[st
     return value
 
 
-def body_named(value: object, where: Where, bodies: dict[str, Body]) -> Body:
+def body_named(value: object, where: Where, bodies: dict[str, Any]) -> Body:
     if isinstance(value, str) and value in GROUND_NAMES:
         return GROUND
+    rigid = [n for n, b in bodies.items() if not isinstance(b, FlexibleBody)]
+    if isinstance(value, str) and value in bodies and value not in rigid:
+        raise where.error(
+            f"{value!r} is a flexible body: its nodes are joined by node_contact and node_pin "
+            "(node = { body = ..., index = ... }); bodies: " + ", ".join([*rigid, "GROUND"])
+        )
     if not isinstance(value, str) or value not in bodies:
-        known = ", ".join([*bodies, "GROUND"])
+        known = ", ".join([*rigid, "GROUND"])
         raise where.error(f"unknown body {short_repr(value)}; bodies: {known}")
-    return bodies[value]
+    body: Body = bodies[value]
+    return body
 
 
 def contact_law(value: object, where: Where) -> ContactLaw:
@@ -165,12 +221,12 @@ def time_function(value: object, where: Where) -> Callable[[Any], Any]:
     return lambda t: expression({"t": t})
 
 
-def vector_function(value: object, where: Where) -> Any:
-    """Three numbers (a constant vector) or a function f(t, state) of three expressions."""
+def vector_function(value: object, where: Where, size: int = 3) -> Any:
+    """`size` numbers (a constant vector) or a function f(t, state) of `size` expressions."""
     if not isinstance(value, list) or not any(isinstance(v, str) for v in value):
         return value  # numbers (or nonsense): the class checks them
-    if len(value) != 3:
-        raise where.error(f"must have 3 entries, got {len(value)}")
+    if len(value) != size:
+        raise where.error(f"must have {size} entries, got {len(value)}")
     parts: list[Any] = []
     for index, entry in enumerate(value):
         if isinstance(entry, str):

@@ -18,7 +18,15 @@ from ..errors import InputError
 from ..validation import finite_array, finite_scalar, short_repr
 
 #: Sections of a model file, in the order they are read.
-TOP_LEVEL = ("model", "bodies", "joints", "loads", "options", "parameters")
+TOP_LEVEL = (
+    "model",
+    "bodies",
+    "flexible_bodies",
+    "joints",
+    "loads",
+    "options",
+    "parameters",
+)
 MODEL_KEYS = ("name", "description", "gravity")
 BODY_KEYS = ("name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity")
 BODY_REQUIRED = ("name", "mass", "inertia")

@@ -40,7 +40,8 @@ description = "amplitude of the periodic torque"
 unit = "N m"
 
 # ---- bodies --------------------------------------------------------------------------------
-# One [[bodies]] section per rigid body. Required: name, mass, inertia.
+# One [[bodies]] section per rigid body. Required: name, mass, inertia. Flexible bodies (planar
+# strips of finite elements) are [[flexible_bodies]] sections (examples/*_flexible.toml).
 [[bodies]]
 name = "pendulum"
 mass = 1.0                          # kg
@@ -61,7 +62,9 @@ angular_velocity = [0.0, 0.0, 0.0]  # rad/s, BODY axes
 # Driving:   driving_angle, driving_coordinate (motion = an expression of t, e.g. "2 * t")
 # Clearance: revolute_clearance, cylindrical_clearance, spherical_clearance,
 #            universal_clearance, planar_revolute_clearance, planar_prismatic_clearance,
-#            prismatic_clearance; contact: plane_contact
+#            prismatic_clearance; contact: plane_contact, sphere_contact
+# Flexible:  node_contact, node_pin (the nodes of [[flexible_bodies]], Q4 strips: see
+#            examples/stick_slip_flexible.toml)
 [[joints]]
 type = "revolute_clearance"
 name = "pin"

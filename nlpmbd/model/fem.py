@@ -62,6 +62,13 @@ def _poisson(value: object) -> float:
     return nu
 
 
+def square_mesh(elements: int) -> tuple[int, int]:
+    """(elements_x, elements_y) for a total element count: as square as it divides, the longer
+    side along x: 25 -> 5 x 5, 4 -> 2 x 2, 8 -> 4 x 2, 3 -> 3 x 1."""
+    across = max(d for d in range(1, int(elements**0.5) + 1) if elements % d == 0)
+    return elements // across, across
+
+
 @dataclass(frozen=True)
 class PlaneStressStrip:
     """A rectangular Q4 plane-stress strip; see the module docstring for geometry, numbering
