@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
 import numpy as np
 
 from nlpmbd import SimulationResult, System
@@ -68,3 +75,49 @@ def reseal(d, edit_meta=None) -> None:
     text = json.dumps(meta, indent=2, sort_keys=True)
     np.savez_compressed(d / "result.npz", **arrays, **{EMBEDDED_META: np.array(text)})
     (d / "meta.json").write_text(text)
+
+
+@contextlib.contextmanager
+def dask_worker_in(directory: Path) -> Iterator[str]:
+    """A local Dask scheduler and one worker process started in `directory` (not the client's
+    working directory); yields the scheduler's address once the worker is there."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1"]
+            + ["--nthreads", "1", "--no-dashboard"],
+            cwd=directory,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            with distributed.Client(address) as client:
+                client.wait_for_workers(1, timeout=60)
+                assert list(client.run(os.getcwd).values()) == [str(directory)]
+            yield address
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+
+
+#: Steps of a model file's short comparison run with its case (short_run).
+SHORT_STEPS = 20
+
+
+def load_model_file(path: Path | str):
+    """A model file with the built-in joints (independent of the installed entry points)."""
+    from nlpmbd import SimulationOptions
+    from nlpmbd.io.model_file import load_model
+    from nlpmbd_joints.registry import JOINTS
+
+    return load_model(path, joints=JOINTS, options=SimulationOptions)
+
+
+def short_run(system: System, h: float) -> SimulationResult:
+    """SHORT_STEPS QP steps of h on the VM: a model file's system against its case's."""
+    from nlpmbd import SimulationOptions, simulate
+
+    options = SimulationOptions(t_end=SHORT_STEPS * h, h_min=h, h_max=h, solver="qp", codegen="off")
+    return simulate(system, options)

@@ -20,6 +20,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 import pytest
+from fixtures import SHORT_STEPS, load_model_file, short_run
 
 import nlpmbd_joints
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
@@ -39,17 +40,10 @@ EXAMPLES = ROOT / "examples"
 BAD_FILES = sorted((Path(__file__).parent / "model_files").glob("bad_*.toml"))
 CASES = load_cases()
 ARRAYS = [f.name for f in fields(SimulationResult) if f.name != "meta"]
-STEPS = 20
+STEPS = SHORT_STEPS
 
 
-def load(path: Path | str):
-    """A model file with the built-in joints (independent of the installed entry points)."""
-    return load_model(path, joints=JOINTS, options=SimulationOptions)
-
-
-def short_run(system, h: float) -> SimulationResult:
-    options = SimulationOptions(t_end=STEPS * h, h_min=h, h_max=h, solver="qp", codegen="off")
-    return simulate(system, options)
+load = load_model_file
 
 
 # --- the examples are the built-in cases ------------------------------------------------------

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures import SHORT_STEPS, load_model_file, short_run
 
 from nlpmbd import InputError, SimulationOptions, SimulationResult, simulate
 from nlpmbd.apps.registry import load_cases
-from nlpmbd.io.model_file import load_model
 from nlpmbd_joints.node_joints import NodeContact, NodePin
-from nlpmbd_joints.registry import JOINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -27,16 +26,10 @@ EXAMPLES = ROOT / "examples"
 FLEXIBLE = ("slider_crank_moment", "stick_slip")
 CASES = load_cases()
 ARRAYS = [f.name for f in fields(SimulationResult) if f.name not in ("meta", "solve_time")]
-STEPS = 20
+STEPS = SHORT_STEPS
 
 
-def load(path: Path | str):
-    return load_model(path, joints=JOINTS, options=SimulationOptions)
-
-
-def short_run(system, h: float) -> SimulationResult:
-    options = SimulationOptions(t_end=STEPS * h, h_min=h, h_max=h, solver="qp", codegen="off")
-    return simulate(system, options)
+load = load_model_file
 
 
 def assert_bit_identical(first: SimulationResult, second: SimulationResult) -> None:

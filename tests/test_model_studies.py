@@ -7,13 +7,11 @@ draws its joints."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures import dask_worker_in
 
 from nlpmbd import InputError, SimulationResult
 from nlpmbd.apps.cli import main
@@ -119,31 +117,16 @@ def test_the_sweep_of_a_model_file_is_the_sweep_of_its_case(tmp_path, monkeypatc
 
 @pytest.mark.slow
 def test_a_clearance_sweep_of_a_model_file_on_dask_with_a_worker_elsewhere(tmp_path, monkeypatch):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     client_dir, worker_dir = tmp_path / "client", tmp_path / "worker"
     client_dir.mkdir()
     worker_dir.mkdir()
     monkeypatch.chdir(client_dir)
     _copy(client_dir)
-    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
-        address = cluster.scheduler_address
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1"]
-            + ["--nthreads", "1", "--no-dashboard"],
-            cwd=worker_dir,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            with distributed.Client(address) as client:
-                client.wait_for_workers(1, timeout=60)
-                assert list(client.run(os.getcwd).values()) == [str(worker_dir)]
-            argv = ["study", "clearance-sweep", "--set", "case=pin.toml", "--quiet"]
-            argv += ["--set", "clearances=1e-2,1e-3", "--t-end", "0.02", "--out", "sweep"]
-            assert main([*argv, "--cluster", address]) == 0
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
+    with dask_worker_in(worker_dir) as address:
+        argv = ["study", "clearance-sweep", "--set", "case=pin.toml", "--quiet"]
+        argv += ["--set", "clearances=1e-2,1e-3", "--t-end", "0.02", "--out", "sweep"]
+        assert main([*argv, "--cluster", address]) == 0
     assert not (worker_dir / "sweep").exists() and not (worker_dir / "pin.toml").exists()
     serial = run_specs(
         [RunSpec("c=0.001", "pin.toml", {"clearance": 1e-3}, t_end=0.02, h_min=1e-3, h_max=1e-3)],

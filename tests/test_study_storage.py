@@ -5,12 +5,9 @@ client and written there (issue 33)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+from fixtures import dask_worker_in
 
 from nlpmbd import SimulationResult
 from nlpmbd.apps.study import RunSpec, Study
@@ -56,7 +53,7 @@ def test_a_worker_that_cannot_see_the_directory_returns_the_run_to_the_client(tm
 
 @pytest.mark.slow
 def test_a_dask_worker_in_another_directory_writes_where_the_client_asked(tmp_path, monkeypatch):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     client_dir, worker_dir = tmp_path / "client", tmp_path / "worker"
     client_dir.mkdir()
     worker_dir.mkdir()
@@ -68,23 +65,8 @@ def test_a_dask_worker_in_another_directory_writes_where_the_client_asked(tmp_pa
         lambda p: [SPEC],
         lambda p, specs, results, out: [{"run": "short", "end": float(results["short"].t[-1])}],
     )
-    with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
-        address = cluster.scheduler_address
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1"]
-            + ["--nthreads", "1", "--no-dashboard"],
-            cwd=worker_dir,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            with distributed.Client(address) as client:
-                client.wait_for_workers(1, timeout=60)
-                assert list(client.run(os.getcwd).values()) == [str(worker_dir)]
-            report = run_study(study, {}, "study", cluster=address)
-        finally:
-            worker.terminate()
-            worker.wait(timeout=30)
+    with dask_worker_in(worker_dir) as address:
+        report = run_study(study, {}, "study", cluster=address)
     assert [o.status for o in report.outcomes] == ["ok"], report.outcomes
     assert report.rows[0]["end"] == pytest.approx(0.005) and not report.analysis_error
     assert SimulationResult.load(client_dir / "study" / "runs" / "short").completed
