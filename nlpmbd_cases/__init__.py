@@ -16,6 +16,7 @@ from . import (
     cylindrical,
     four_bar,
     free_body,
+    gear_backlash,
     impacting_stick,
     painleve,
     pendulum,
@@ -55,6 +56,7 @@ REGISTRY: dict[str, Case] = {
         bricard.CASE,
         andrews.CASE,
         woodpecker.CASE,
+        gear_backlash.CASE,
     )
 }
 

@@ -2,10 +2,12 @@
 one module each). The joints of flexible bodies' nodes are in `nlpmbd_joints.node_joints` (not
 model-file types: model files do not declare flexible bodies yet)."""
 
+from .axial_stops import CylindricalStops, PrismaticStops
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .gear_backlash import GearBacklash
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -15,6 +17,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .revolute_limits import RevoluteBacklash, RevoluteLimits
 from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
@@ -22,6 +25,11 @@ from .universal import UniversalJoint
 from .universal_clearance import UniversalClearance
 
 __all__ = [
+    "RevoluteLimits",
+    "RevoluteBacklash",
+    "GearBacklash",
+    "PrismaticStops",
+    "CylindricalStops",
     "CylindricalClearance",
     "CylindricalJoint",
     "DrivingAngle",

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from nlpmbd.model.joint import Joint
 
+from .axial_stops import CylindricalStops, PrismaticStops
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .gear_backlash import GearBacklash
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
 from .planar_revolute import PlanarRevoluteJoint
@@ -24,6 +26,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .revolute_limits import RevoluteBacklash, RevoluteLimits
 from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
@@ -53,4 +56,10 @@ JOINTS: dict[str, type[Joint]] = {
     "prismatic_clearance": PrismaticClearance,
     "plane_contact": PlaneContact,
     "sphere_contact": SphereContact,
+    # stops and backlash on ideal joints
+    "revolute_limits": RevoluteLimits,
+    "revolute_backlash": RevoluteBacklash,
+    "prismatic_stops": PrismaticStops,
+    "cylindrical_stops": CylindricalStops,
+    "gear_backlash": GearBacklash,
 }
