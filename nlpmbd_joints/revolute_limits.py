@@ -28,11 +28,17 @@ def relative_angle(frame: AxisFrame, parent: Pose, child: Pose) -> ca.SX:
     return ca.atan2(ca.dot(a_c, b_p), ca.dot(a_c, a_p))
 
 
+def _angle(label: str, value: float, low: float, high: float, text: str) -> float:
+    """A finite angle (rad) with low <= value <= high, pi itself excluded (the atan2 cut)."""
+    x = finite_scalar(label, value)
+    if not (low <= x <= high) or abs(x) == math.pi:
+        raise InputError(f"{label} must be in {text}, got {x}")
+    return x
+
+
 def _limits(name: str, lower: float, upper: float) -> tuple[float, float]:
-    lo = finite_scalar(f"{name}.lower", lower, low=-math.pi, high=0.0, low_open=True)
-    hi = finite_scalar(f"{name}.upper", upper, low=0.0, high=math.pi)
-    if hi == math.pi:
-        raise InputError(f"{name}.upper must be in [0, pi), got {hi}")
+    lo = _angle(f"{name}.lower", lower, -math.pi, 0.0, "(-pi, 0]")
+    hi = _angle(f"{name}.upper", upper, 0.0, math.pi, "[0, pi)")
     if hi - lo <= 0:
         raise InputError(f"{name}: lower and upper must differ, got {lo} and {hi}")
     return lo, hi
@@ -134,8 +140,8 @@ class RevoluteBacklash(RevoluteLimits):
         radius: float = 1.0,
         contact: ContactLaw | None = None,
     ) -> None:
-        b = finite_scalar(f"{name}.backlash", backlash, low=0.0, high=math.pi, low_open=True)
-        if b == math.pi:
+        b = _angle(f"{name}.backlash", backlash, 0.0, math.pi, "(0, pi)")
+        if b == 0:
             raise InputError(f"{name}.backlash must be in (0, pi), got {b}")
         super().__init__(name, parent, child, point, -b, b, axis, radius, contact)
         self.backlash = b
