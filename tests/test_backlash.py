@@ -12,6 +12,7 @@ from pyquaternion import Quaternion
 
 from benchmarks.reference_problems.contact_runs import run_case
 from nlpmbd import GROUND, InputError, RigidBody, SimulationOptions, System, simulate
+from nlpmbd.apps.registry import get_case
 from nlpmbd.model.compliant import CompliantContact
 from nlpmbd.model.contact import HardContact, SpringDamperContact
 from nlpmbd.model.symbolic import SymbolicModel
@@ -339,3 +340,24 @@ def test_compliant_backlash_rests_at_the_static_deflection(law):
     expected = 9.81 * 0.5 * np.cos(b + delta / r) / r / 1e4
     assert abs(delta - expected) < 1e-6 * expected
     assert abs(result.v[-1, 5]) < 1e-4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "law",
+    [SpringDamperContact(stiffness=1e5, damping=5.0), CompliantContact(1e5, 1.0, 0.5)],
+    ids=["spring_damper", "compliant"],
+)
+def test_soft_gear_flanks_push_the_teeth_back(law):
+    """The gear case with soft flanks (K = 1e5 N/m at the pitch point): the teeth enter a flank
+    by a few percent of b/2 (measured 5.6e-5 and 5.5e-5 m) and come back out: the force acts
+    at the pitch point along the tangent, on both gears."""
+    system, _ = get_case("gear_backlash").build()
+    system.joints[-1].contact = law
+    result = simulate(system, SimulationOptions(t_end=0.3, h_min=1e-5, h_max=1e-4))
+    q = result.q
+    phi1, phi2 = 2 * np.arctan2(q[:, 6], q[:, 3]), 2 * np.arctan2(q[:, 13], q[:, 10])
+    s = 0.05 * phi1 + 0.1 * phi2
+    assert result.status.max() < 3
+    assert 1.01e-3 < np.abs(s).max() < 1.1e-3  # into the flanks, not through them
+    assert s.max() > 0.99e-3 and s.min() < -0.99e-3  # both flanks struck
