@@ -17,6 +17,7 @@ from . import (
     four_bar,
     four_bar_clearance,
     free_body,
+    gear_backlash,
     impacting_stick,
     painleve,
     pendulum,
@@ -57,6 +58,7 @@ REGISTRY: dict[str, Case] = {
         andrews.CASE,
         woodpecker.CASE,
         four_bar_clearance.CASE,
+        gear_backlash.CASE,
     )
 }
 

@@ -1,10 +1,12 @@
 """Joint library: ideal joints, driving constraints, plane and sphere contact (clearance joints:
 one module each), and the joints of flexible bodies' nodes (`nlpmbd_joints.node_joints`)."""
 
+from .axial_stops import CylindricalStops, PrismaticStops
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .gear_backlash import GearBacklash
 from .node_joints import NodeContact, NodePin
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
@@ -15,6 +17,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .revolute_limits import RevoluteBacklash, RevoluteLimits
 from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
@@ -22,6 +25,11 @@ from .universal import UniversalJoint
 from .universal_clearance import UniversalClearance
 
 __all__ = [
+    "RevoluteLimits",
+    "RevoluteBacklash",
+    "GearBacklash",
+    "PrismaticStops",
+    "CylindricalStops",
     "CylindricalClearance",
     "CylindricalJoint",
     "DrivingAngle",

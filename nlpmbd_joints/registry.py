@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from nlpmbd.model.joint import Joint
 
+from .axial_stops import CylindricalStops, PrismaticStops
 from .cylindrical import CylindricalJoint
 from .cylindrical_clearance import CylindricalClearance
 from .driving import DrivingAngle, DrivingCoordinate
 from .fixed import FixedJoint
+from .gear_backlash import GearBacklash
 from .node_joints import NodeContact, NodePin
 from .planar_prismatic import PlanarPrismaticJoint
 from .planar_prismatic_clearance import PlanarPrismaticClearance
@@ -25,6 +27,7 @@ from .prismatic import PrismaticJoint
 from .prismatic_clearance import PrismaticClearance
 from .revolute import RevoluteJoint
 from .revolute_clearance import RevoluteClearance
+from .revolute_limits import RevoluteBacklash, RevoluteLimits
 from .sphere_contact import SphereContact
 from .spherical import SphericalJoint
 from .spherical_clearance import SphericalClearance
@@ -57,4 +60,10 @@ JOINTS: dict[str, type[Joint]] = {
     # joints of a flexible body's nodes ([[flexible_bodies]])
     "node_contact": NodeContact,
     "node_pin": NodePin,
+    # stops and backlash on ideal joints
+    "revolute_limits": RevoluteLimits,
+    "revolute_backlash": RevoluteBacklash,
+    "prismatic_stops": PrismaticStops,
+    "cylindrical_stops": CylindricalStops,
+    "gear_backlash": GearBacklash,
 }

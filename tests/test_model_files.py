@@ -138,6 +138,18 @@ JOINT_KEYS = {
     "node_contact": 'guide = "GROUND"\nnode = { body = "s", index = 0 }\n'
     "face_point = [0, -0.2, 0]\nnormal = [0, 1, 0]\n" + STRIP,
     "node_pin": 'body = "a"\nnode = { body = "s", point = [0.0, 0.0] }\n' + STRIP,
+    "revolute_limits": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\nlower = -0.2\n'
+    f"upper = 0.5\n{Z}\nradius = 0.1\ncontact = {{ restitution = 0.5 }}",
+    "revolute_backlash": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\nbacklash = 0.1\n'
+    'contact = { law = "compliant", stiffness = 1e5, restitution = 0.8 }',
+    "prismatic_stops": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\naxis = [0, 1, 0]\n'
+    "lower = -0.01\nupper = 0.02",
+    "cylindrical_stops": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\naxis = [0, 1, 0]\n'
+    'lower = -0.01\nupper = 0.0\ncontact = { law = "compliant", stiffness = 1e6, exponent = 1.0 }',
+    # a second body after the joint: [[bodies]] may continue below
+    "gear_backlash": 'gear1 = "a"\ngear2 = "b"\ncenter1 = [0, 0, 0]\ncenter2 = [0.3, 0, 0]\n'
+    'radius1 = 0.1\nradius2 = 0.2\nbacklash = 1e-3\n\n[[bodies]]\nname = "b"\nmass = 1.0\n'
+    "inertia = [0.01, 0.01, 0.01]\nposition = [0.3, 0, 0]",
 }
 
 
