@@ -93,3 +93,29 @@ def test_flexible_oscillator_agrees_with_the_reference():
     ours = intervals(r.t, np.abs(r.node_v[:, :, 0].mean(1)) < 1e-3)[0]
     theirs = intervals(ref.t, stick_mask(ref))[0]
     assert ours[0] == 0.0 and abs(ours[1] - theirs[1]) < 0.03
+
+
+@pytest.mark.parametrize("solver", ["qp", "nlp"])
+def test_a_soft_pin_carries_its_load_by_the_springs_penetration(solver):
+    """A body hanging from a revolute clearance pin (both ends) with a SpringDamperContact:
+    it drops through the clearance and settles where the two ends' springs carry its weight,
+    2 K delta = m g, on both paths under the vector linearisation (the QP's cutting planes held
+    the pin in its disc as a hard one: delta ~1e-10 m)."""
+    from nlpmbd import GROUND
+    from nlpmbd_joints import RevoluteClearance
+
+    m, K, c = 2.0, 2e4, 1e-3
+    system = System(gravity=(0, -9.81, 0))
+    body = system.add_body(RigidBody("bob", m, (0.01, 0.01, 0.01), position=(0, -0.3, 0)))
+    law = SpringDamperContact(stiffness=K, damping=2 * np.sqrt(2 * K * m))  # critical
+    system.add_joint(
+        RevoluteClearance(
+            "pin", GROUND, body, (0, 0, 0), (0, 0, 1), length=0.05, hole_radius=0.01 + c,
+            pin_radius=0.01, axial_play=0.0, contact=law,
+        )
+    )  # fmt: skip
+    options = SimulationOptions(t_end=0.5, h_min=1e-3, h_max=1e-3, solver=solver)
+    r = simulate(system, options)
+    assert r.meta["solver_path"] == solver
+    delta = r.gap[-1]
+    assert np.allclose(delta, m * 9.81 / (2 * K), rtol=1e-3), delta
