@@ -63,6 +63,16 @@ def force_scale(inertia: Any, rest: Any) -> Any:
     return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
 
 
+def _vector_cone(model: SymbolicModel) -> np.ndarray:
+    """The radial gaps bounded as vectors: all but those whose law is stated along Phi_v, which
+    keep the scalar row. Newton's impact law (under the cuts an elastic pin lost up to 95 % of
+    its energy) and the SpringDamperContact's (its row's slack, soft_terms: the cuts and fan,
+    rows without the slack, held its pin in the disc as a hard one, 1.9e-10 m at 18.7 N on the
+    QP path where the NLP path gave 1.7e-5 m and m g / 2K is 4.9e-4 m)."""
+    scalar = (np.asarray(model.restitution) > 0) | np.asarray(model.soft, dtype=bool)
+    return np.where(scalar, 0.0, model.cone)
+
+
 class StepKernel:
     """Built once per simulation from the symbolic model; solvers build their graphs from it."""
 
@@ -78,17 +88,8 @@ class StepKernel:
         integrator: Integrator = Integrator.EULER,
         q0: np.ndarray | None = None,
     ) -> None:
-        if linearization is GapLinearization.VECTOR and model.has_restitution:
-            # a gap that obeys Newton's impact law keeps the scalar row: the law is stated
-            # along Phi_v, and under the cuts an elastic pin lost up to 95 % of its energy
-            cone = np.where(model.restitution > 0, 0.0, model.cone)
-            model = dataclasses.replace(model, cone=cone)
-        if linearization is GapLinearization.VECTOR and np.any(model.soft):
-            # a SpringDamperContact's gap keeps its scalar row too: its law (the row's slack,
-            # soft_terms) is stated along Phi_v, and the cuts and fan, rows without the slack,
-            # held its pin inside the disc as a hard one (1.9e-10 m at 18.7 N on the QP path
-            # where the NLP path gave 3.9e-5 m at 3.9 N)
-            model = dataclasses.replace(model, cone=np.where(model.soft, 0.0, model.cone))
+        if linearization is GapLinearization.VECTOR:
+            model = dataclasses.replace(model, cone=_vector_cone(model))
         correction = correction.resolved(model.has_restitution)
         self.correction = correction
         self.model = model
