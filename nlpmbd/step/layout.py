@@ -79,6 +79,16 @@ def symbols_like(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: ca.MX.sym(f"o_{k}", a.sparsity()) for k, a in values.items()}
 
 
+#: Outputs that count work (QP solves) and add up over the solves a step makes.
+COUNTS = ("solves",)
+
+
+def adding(taken: Mapping[str, Any], kept: Mapping[str, Any]) -> dict[str, Any]:
+    """`taken` (a branch's outputs, for `switch`) with the COUNTS of `kept` (the outputs it
+    replaces) added: a re-solve's count includes the solves before it."""
+    return {k: (kept[k] + a if k in COUNTS and k in kept else a) for k, a in taken.items()}
+
+
 def switch(
     name: str, inputs: Mapping[str, Any], outputs: Mapping[str, Any], taken: Mapping[str, Any]
 ) -> Callable[[Any, Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]:

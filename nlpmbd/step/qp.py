@@ -106,10 +106,9 @@ class QPStep(StepSolver):
         q, v, applied = ca.MX.sym("q", m.n_q), ca.MX.sym("v", m.n_v), ca.MX.sym("applied", m.n_v)
         step = {"t": t, "q": q, "v": v, "h": h, "applied": applied, "normal": normal}
         out = self.attempt.call({**step, "use_curvature": k.use})
-        n_qp, guarded = ca.MX(1), ca.MX(0)
+        guarded = ca.MX(0)
         if k.uses_curvature:
             out, guarded = self._guard(step, out)
-            n_qp = n_qp + guarded
         q_raw = out["q_new"]
         gap_raw = ca.mmax(ca.vertcat(-ca.inf, m.Phi(q_raw))) if m.n_gap else ca.MX(0)
         projected = {"q_new": q_raw, "ok": ca.MX(1), "n_qp": ca.MX(0)}
@@ -117,7 +116,9 @@ class QPStep(StepSolver):
             projected = k.projection.gauss_newton.call({"q": q_raw, "t": t + h})
         outputs = {"q_new": projected["q_new"]}
         outputs.update({n: out[n] for n in ("v_new", "lam", "lam_eq", "eom", "comp", "drift")})
-        outputs.update(q_raw=q_raw, gap_raw=gap_raw, n_qp=n_qp + projected["n_qp"])
+        # QP solves: the attempt's (friction rounds, cuts, releases, both stages), the guard's
+        # and the projection's Gauss-Newton QPs
+        outputs.update(q_raw=q_raw, gap_raw=gap_raw, n_qp=out["solves"] + projected["n_qp"])
         outputs.update(qp_ok=out["ok"], projection_ok=projected["ok"], friction=out["friction"])
         outputs["guarded"] = guarded
         ins = {n: step[n] for n in ("t", "q", "v", "h", "normal", "applied")}
@@ -135,6 +136,7 @@ class QPStep(StepSolver):
         less = pen(plain["q_new"]) < pen(outs["q_new"])
         better = (plain["ok"] > 0) * ca.logic_or(outs["ok"] == 0, less)
         chosen = {k: ca.if_else(better, plain[k], a) for k, a in outs.items()}
+        chosen["solves"] = outs["solves"] + plain["solves"]
         guard = switch("curvature_guard", step, outs, chosen)  # a worse re-solve changes nothing
         redo = ca.logic_or(pen(first["q_new"]) > self.kernel.curvature_guard, first["ok"] == 0)
         return guard(redo, step, first), redo
@@ -153,10 +155,12 @@ class QPStep(StepSolver):
         args.update(use_curvature=use, applied=applied, normal=normal)
         with quiet_for(self.plugin):
             out, ok = self._try(self._attempt.named, args)
+        solves = int(float(out["solves"]))
         if not ok and self.backup is not None:
             with silent_stdout():
                 out, ok = self._try(self._backup_attempt, args)
             self.backup_solves += 1
+            solves += int(float(out["solves"]))
         q, v, lam, lam_eq = (np.asarray(out[k], dtype=float).ravel() for k in _STATE_FORCES)
         return StepSolution(
             h=float(inputs.h_hi),
@@ -168,7 +172,7 @@ class QPStep(StepSolver):
             comp_residual=float(out["comp"]),
             norm_drift=float(out["drift"]),
             status=SOLVED if ok else FAILED,
-            iterations=1,
+            iterations=solves,
             solve_time=time.perf_counter() - tic,
             return_status="QP solved" if ok else "QP failed",
             warm={"lam": lam, "lam1": history[0], "lam2": history[1]},
@@ -183,6 +187,6 @@ class QPStep(StepSolver):
             m, nan = self.kernel.model, np.nan
             failed = {"q_new": args["q"] * nan, "v_new": args["v"] * nan}
             failed.update(lam=np.full(m.n_gap, nan), lam_eq=np.full(m.n_eq, nan))
-            failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0)
+            failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0, solves=1.0)
             failed["friction"] = np.full((3, m.n_gap), nan)
             return failed, False

@@ -39,7 +39,7 @@ from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel, friction_coefficient
-from .layout import Layout, named_function, switch, symbols_like
+from .layout import Layout, adding, named_function, switch, symbols_like
 from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
@@ -58,7 +58,8 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
 }
 #: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
-    "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled"
+    "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled",
+    "solves",
 )  # fmt: skip
 
 
@@ -118,7 +119,7 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     for k in range(RELEASE_ROUNDS if m.has_restitution else 0):
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
         syms = symbols_like(out)
-        again = one.call({**args, "released": syms["released_next"]})
+        again = adding(one.call({**args, "released": syms["released_next"]}), syms)
         out = switch(f"release_induced_{k}", args, syms, again)(more, args, out)
     if m.has_restitution:
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
@@ -148,7 +149,9 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
         dirs, need = cuts.next(out["v_new"], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
         syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
-        again = switch(f"cut_{k}", {**args, "cuts": d}, syms, one.call({**args, "cuts": d}))
+        again = switch(
+            f"cut_{k}", {**args, "cuts": d}, syms, adding(one.call({**args, "cuts": d}), syms)
+        )
         out = again(need, {**args, "cuts": dirs}, out)
     return named_function("qp_cut", args, out)
 
@@ -208,11 +211,11 @@ class _Rows:
 
 def _solve(
     k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any, hint: dict
-) -> tuple[dict, dict, SoftSlacks]:
+) -> tuple[dict, dict, SoftSlacks, Any]:
     """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
     the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
     friction, soft and its multipliers / h of the contact and friction rows, by name; the
-    slacks. `hint`: the active set to try first (step/qp_warm.py)."""
+    slacks; the solves made. `hint`: the active set to try first (step/qp_warm.py)."""
     nv, h, (plugin, friction) = k.model.n_v, obj.h, solver
     nw = fr.nw if fr is not None else 0
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
@@ -233,10 +236,11 @@ def _solve(
     if qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
-        sol = solve.call(args)
+        sol = {**solve.call(args), "solves": 1}
     x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
     y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
-    return x, {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}, soft
+    y = {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}
+    return x, y, soft, sol["solves"]
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
@@ -259,7 +263,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         mu = friction_coefficient(m, ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
-    x, y, soft = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
+    x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
         phi = phi - h * k.soft_spread(x["soft"])
     v_new, mult = obj.velocities(x["u"]), y["contact"]
@@ -284,7 +288,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= tol
     outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam, "lam_eq": f.lam_eq, "eom": eom}
-    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled)
+    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled, solves=solves)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     inputs = {**args, "normal": normal, "fdirs": state, "released": released}
     if dirs is not None:

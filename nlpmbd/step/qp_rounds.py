@@ -32,7 +32,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-from .layout import switch, symbols_like
+from .layout import adding, switch, symbols_like
 
 #: Differences of rounds that the continuation's Anderson step mixes (its memory).
 MEMORY = 2
@@ -105,7 +105,7 @@ def _rounds(
         nxt = _secant(x, out["lam"], before if tag else None)
         syms, n = symbols_like(out), ca.MX.sym("normal", x.shape)
         again = at.call({**args, "normal": n, "fdirs": syms["fdirs_next"]})
-        step = switch(f"friction_round_{tag}{k}", {**args, "normal": n}, syms, again)
+        step = switch(f"friction_round_{tag}{k}", {**args, "normal": n}, syms, adding(again, syms))
         before, x = (x, out["lam"]), nxt
         out = step(1 - out["settled"], {**args, "normal": nxt}, out)
         xs.append(x)
@@ -128,7 +128,9 @@ def _continued(at: ca.Function, args: dict, history: dict, rounds: int) -> dict:
         else:
             syms, normal = symbols_like(out), ca.MX.sym("normal", nxt.shape)
             again = at.call({**args, "normal": normal, "fdirs": syms["fdirs_next"]})
-            step = switch(f"friction_round_a{k}", {**args, "normal": normal}, syms, again)
+            step = switch(
+                f"friction_round_a{k}", {**args, "normal": normal}, syms, adding(again, syms)
+            )
             out = step(1 - out["settled"], {**args, "normal": nxt}, out)
         xs, fs = [*xs[1:], nxt], [*fs[1:], out["lam"]]
     return out
@@ -153,7 +155,7 @@ def fixed_point(at: ca.Function, args: dict, normal: Any, rounds: int, model: An
     above, _, _ = _rounds(
         at, args, top, at.call({**args, "normal": top, "fdirs": cuts}), rounds, "s"
     )
-    restart = switch("stick_restart", {**args, "normal": normal}, syms, above)
+    restart = switch("stick_restart", {**args, "normal": normal}, syms, adding(above, syms))
     out = restart(1 - plain["settled"], {**args, "normal": normal}, plain)
     # the continuation from the substitution's last rounds, which its branch takes as inputs
     tail = {f"x{i}": x for i, x in enumerate(xs[-MEMORY - 1 :])}
@@ -161,7 +163,7 @@ def fixed_point(at: ca.Function, args: dict, normal: Any, rounds: int, model: An
     history = {k: ca.MX.sym(f"history_{k}", a.sparsity()) for k, a in tail.items()}
     syms = symbols_like(out)
     more = _continued(at, args, history, max(1, rounds // 2))
-    go_on = switch("friction_continued", {**args, **history}, syms, more)
+    go_on = switch("friction_continued", {**args, **history}, syms, adding(more, syms))
     weights = ca.DM(mu)
     before, last = (weights * (f - x) for x, f in zip(xs[-2:], fs[-2:], strict=True))
     contracting = ca.norm_2(last) <= CONTRACTING * ca.norm_2(before)

@@ -133,11 +133,11 @@ def function(s: Shape, A: ca.Sparsity) -> ca.Function:
 def _optimal(r: Any, uba: Any, target: Any, active: Any, y: Any, s: Shape, fr: tuple) -> Any:
     """1 where the guessed point is primal and dual feasible (module docstring)."""
     slip, y_fric, guess, e = fr
-    tp = TOLERANCE * (1 + ca.mmax(ca.fabs(r)))
-    td = TOLERANCE * (1 + ca.mmax(ca.fabs(y)))
+    tp = TOLERANCE * (1 + ca.mmax(ca.vertcat(0, ca.fabs(r))))  # (no rows: an empty max)
+    td = TOLERANCE * (1 + ca.mmax(ca.vertcat(0, ca.fabs(y))))
     total = ca.sum1(r) + ca.sum1(y)
     hit = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
-    hit = hit * (ca.mmax(active * ca.fabs(r - target)) <= tp)  # the active rows are met
+    hit = hit * (ca.mmax(ca.vertcat(0, active * ca.fabs(r - target))) <= tp)  # active rows met
     if s.n_upper:
         up = slice(s.n_eq, s.n_eq + s.n_upper)
         a = active[up]
@@ -187,7 +187,8 @@ def hint(normal: Any, released: Any, rows: Any, tangential: Any, v: Any, stick: 
 
 def first_guessed(cold: ca.Function, args: dict, s: Shape, hint: dict) -> dict:
     """x and lam_a of the QP `args` (conic inputs by name: h, g, a, uba, ...) from the active
-    set `hint`, and from `cold` (DAQP from scratch) only where that is not the optimum."""
+    set `hint`, and from `cold` (DAQP from scratch) only where that is not the optimum; the
+    number of solves made (1 or 2)."""
     guessed = function(s, args["a"].sparsity())
     upper = ca.vertcat(hint["upper"], ca.DM.zeros(s.n_upper - hint["upper"].shape[0]))
     data = {"A": args["a"], "g": args["g"], "d": ca.diag(args["h"]), "uba": args["uba"]}
@@ -196,4 +197,5 @@ def first_guessed(cold: ca.Function, args: dict, s: Shape, hint: dict) -> dict:
     kept = {n: ca.MX.sym(n, out[n].sparsity()) for n in ("x", "lam_a")}
     again = cold.call(ins)
     redo = switch("qp_cold", ins, kept, {n: again[n] for n in kept})
-    return redo(1 - out["hit"], args, {n: out[n] for n in kept})
+    sol = redo(1 - out["hit"], args, {n: out[n] for n in kept})
+    return {**sol, "solves": 2 - out["hit"]}  # the guessed solve, and DAQP's on a miss

@@ -61,7 +61,7 @@ def velocity_stage(kernel: StepKernel, attempt: ca.Function, args: Mapping[str, 
 def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
     """The step's outputs from the two stages' (ATTEMPT_OUT names; symbolic or numeric): q from
     the first, v from the second, forces the step's mean (stage 2 covers half the step),
-    residuals the larger, ok and settled both."""
+    residuals the larger, ok and settled both, the QP solves of both."""
     out = dict(first)
     out["v_new"] = second["v_new"]
     for k in _FORCES:
@@ -70,6 +70,8 @@ def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
         out[k] = ca.fmax(first[k], second[k])
     for k in ("ok", "settled"):
         out[k] = first[k] * second[k]
+    if "solves" in first:  # the QP path's (the NLP path counts IPOPT's iterations)
+        out["solves"] = first["solves"] + second["solves"]
     return out
 
 
