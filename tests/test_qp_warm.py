@@ -96,3 +96,69 @@ def test_runs_take_the_cold_paths_steps(monkeypatch, case, t_end, options):
     cold = simulate(system, opts, force=force)
     assert warm.n_steps == cold.n_steps and warm.meta["qp_fallback_steps"] == 0
     assert np.abs(warm.q - cold.q).max() < 1e-9
+
+
+class _Counted(ca.Callback):
+    """A conic Function that counts its evaluations (the step QP's plugin calls)."""
+
+    calls = 0
+
+    def __init__(self, f: ca.Function) -> None:
+        ca.Callback.__init__(self)
+        self.f = f
+        self.construct(f.name() + "_counted", {})
+
+    def get_n_in(self) -> int:
+        return self.f.n_in()
+
+    def get_n_out(self) -> int:
+        return self.f.n_out()
+
+    def get_name_in(self, i: int) -> str:
+        return self.f.name_in(i)
+
+    def get_name_out(self, i: int) -> str:
+        return self.f.name_out(i)
+
+    def get_sparsity_in(self, i: int) -> ca.Sparsity:
+        return self.f.sparsity_in(i)
+
+    def get_sparsity_out(self, i: int) -> ca.Sparsity:
+        return self.f.sparsity_out(i)
+
+    def eval(self, args: list) -> list:
+        _Counted.calls += 1
+        return self.f.call(args)
+
+
+@pytest.mark.parametrize(
+    ("case", "plugin_calls"), [("four_bar_clearance", True), ("pendulum", False)]
+)
+def test_iterations_count_the_qp_solves(monkeypatch, case, plugin_calls):
+    """A QP-path step's `iterations` are its QP solves: on four_bar_clearance (cut rows: every
+    solve is DAQP's) they add up to the plugin's calls, counted around it (both stages, and
+    once in contact friction rounds and cuts: 11 a step on average over 0.05 s; they counted
+    attempts, 1 a step); the ideal pendulum's two stages are two guessed solves, and DAQP never
+    runs."""
+    from nlpmbd.step import qp_graph
+
+    made: list = []
+    original = qp_graph.qp_solver
+
+    def counted(*args, **kwargs):
+        made.append(_Counted(original(*args, **kwargs)))
+        return made[-1]
+
+    monkeypatch.setattr(qp_graph, "qp_solver", counted)
+    _Counted.calls = 0
+    c = get_case(case)
+    system, _ = c.build({})
+    opts = SimulationOptions(
+        t_end=30 * c.h_max, h_min=c.h_max, h_max=c.h_max, solver="qp", codegen="off",
+        gap_correction="curvature",
+    )  # fmt: skip
+    r = simulate(system, opts)
+    if plugin_calls:
+        assert r.iterations.sum() == _Counted.calls and np.all(r.iterations >= 2)
+    else:
+        assert _Counted.calls == 0 and np.all(r.iterations == 2)
