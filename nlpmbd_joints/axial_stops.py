@@ -8,15 +8,15 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import ContactJoint, Joint
 from nlpmbd.model.pose import Poses
 from nlpmbd.validation import MAX_LENGTH, finite_scalar
 
 from .cylindrical import CylindricalJoint
 from .prismatic import PrismaticJoint
+from .stops import StoppedJoint
 
 
-class CylindricalStops(ContactJoint):
+class CylindricalStops(StoppedJoint):
     """A cylindrical joint whose slide s along the axis stays in [lower, upper] (m).
 
     Geometry: `point` and unit `axis` global at t = 0, as `CylindricalJoint`, and its four
@@ -43,46 +43,22 @@ class CylindricalStops(ContactJoint):
         axis: ArrayLike = (1.0, 0.0, 0.0),
         contact: ContactLaw | None = None,
     ) -> None:
-        super().__init__(name, parent, child, contact)
-        self.ideal = self.IDEAL(name, parent, child, point, axis)
-        self.frame = self.ideal.frame
-        self.lower = finite_scalar(f"{name}.lower", lower, low=-MAX_LENGTH, high=0.0)
-        self.upper = finite_scalar(f"{name}.upper", upper, low=0.0, high=MAX_LENGTH)
-        if self.upper - self.lower <= 0:
+        lo = finite_scalar(f"{name}.lower", lower, low=-MAX_LENGTH, high=0.0)
+        hi = finite_scalar(f"{name}.upper", upper, low=0.0, high=MAX_LENGTH)
+        if hi - lo <= 0:
             raise InputError(f"{name}: lower and upper must differ, got {lower} and {upper}")
+        ideal = self.IDEAL(name, parent, child, point, axis)
+        super().__init__(name, parent, child, contact, ideal, (lo, hi))
 
-    @property
-    def eq_labels(self):
-        return self.ideal.eq_labels
-
-    def equalities(self, poses, t):
-        return self.ideal.equalities(poses, t)
-
-    @property
-    def gap_labels(self):
-        return ("upper", "lower")
-
-    @property
-    def gap_scales(self):
-        return ((self.upper - self.lower) / 2,) * 2
-
-    def slide(self, poses: Poses) -> ca.SX:
+    def coordinate(self, poses: Poses) -> ca.SX:
         """s (m), the child's travel relative to the parent along the parent's axis."""
         f, P, C = self.frame, poses[self.parent], poses[self.child]
         return ca.dot(C.point(f.s_child) - P.point(f.s_parent), P.vector(f.u_parent))
-
-    def gaps(self, poses):
-        s = self.slide(poses)
-        return [s - self.upper, self.lower - s]
 
     def contact_frames(self, poses):
         f, P, C = self.frame, poses[self.parent], poses[self.child]
         u, x = P.vector(f.u_parent), C.point(f.s_child)
         return [(-u, x), (u, x)]
-
-    def duplicates(self, other: Joint) -> str | None:
-        theirs = other.ideal if isinstance(other, CylindricalStops) else other
-        return self.ideal.duplicates(theirs)
 
     def describe(self) -> dict:
         return {"lower": self.lower, "upper": self.upper, "clearance": self.gap_scales[0]}

@@ -10,12 +10,12 @@ from numpy.typing import ArrayLike
 from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body
 from nlpmbd.model.contact import ContactLaw
-from nlpmbd.model.joint import ContactJoint, Joint
 from nlpmbd.model.pose import Pose, Poses
 from nlpmbd.validation import distance, finite_scalar
 
 from .frames import AxisFrame
 from .revolute import RevoluteJoint
+from .stops import StoppedJoint
 
 
 def relative_angle(frame: AxisFrame, parent: Pose, child: Pose) -> ca.SX:
@@ -44,7 +44,7 @@ def _limits(name: str, lower: float, upper: float) -> tuple[float, float]:
     return lo, hi
 
 
-class RevoluteLimits(ContactJoint):
+class RevoluteLimits(StoppedJoint):
     """A revolute joint whose angle phi stays in [lower, upper] (rad): two hard stops.
 
     Geometry: `point` and unit `axis` global at t = 0, as `RevoluteJoint`; its five equalities
@@ -74,34 +74,14 @@ class RevoluteLimits(ContactJoint):
         radius: float = 1.0,
         contact: ContactLaw | None = None,
     ) -> None:
-        super().__init__(name, parent, child, contact)
-        self.revolute = RevoluteJoint(name, parent, child, point, axis)
-        self.frame = self.revolute.frame
-        self.lower, self.upper = _limits(name, lower, upper)
-        self.radius = distance(f"{name}.radius", radius)
+        revolute = RevoluteJoint(name, parent, child, point, axis)
+        limits, lever = _limits(name, lower, upper), distance(f"{name}.radius", radius)
+        super().__init__(name, parent, child, contact, revolute, limits, lever)
+        self.radius = lever
 
-    @property
-    def eq_labels(self):
-        return self.revolute.eq_labels
-
-    def equalities(self, poses, t):
-        return self.revolute.equalities(poses, t)
-
-    @property
-    def gap_labels(self):
-        return ("upper", "lower")
-
-    @property
-    def gap_scales(self):
-        return (self.radius * (self.upper - self.lower) / 2,) * 2
-
-    def angle(self, poses: Poses) -> ca.SX:
+    def coordinate(self, poses: Poses) -> ca.SX:
         """phi (rad), the child's rotation relative to the parent."""
         return relative_angle(self.frame, poses[self.parent], poses[self.child])
-
-    def gaps(self, poses):
-        phi = self.angle(poses)
-        return [self.radius * (phi - self.upper), self.radius * (self.lower - phi)]
 
     def contact_frames(self, poses):
         C = poses[self.child]
@@ -109,11 +89,6 @@ class RevoluteLimits(ContactJoint):
         x = C.point(self.frame.s_child) + self.radius * a_c
         t = ca.cross(u, a_c)
         return [(-t, x), (t, x)]
-
-    def duplicates(self, other: Joint) -> str | None:
-        mine = self.revolute
-        theirs = other.revolute if isinstance(other, RevoluteLimits) else other
-        return mine.duplicates(theirs)
 
     def describe(self) -> dict:
         return {
