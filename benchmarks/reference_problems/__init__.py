@@ -25,6 +25,15 @@ def peer_folder(name: str) -> Path | None:
     return folder if folder.is_dir() else None
 
 
+def peer_or_skip(problem: str, name: str) -> Path | None:
+    """peer_folder(name), or None after one line saying that `problem`'s benchmark is skipped
+    (nothing to compare with: not an error)."""
+    folder = peer_folder(name)
+    if folder is None:
+        print(f"{problem}: skipped, no {name} reference folder")
+    return folder
+
+
 def missing_reason(name: str) -> str:
     """The one line a test skips with when the folder is absent."""
     return f"peer reference {name!r} not found under ${ENV} or ../shared/peer_references"

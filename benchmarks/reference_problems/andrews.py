@@ -15,7 +15,7 @@ from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 from nlpmbd_cases.andrews import C0, CENTRE, L0, MASS, MOMENT, SPRING_POINT, C
 
-from . import figure, peer_folder, save, timed, write_page
+from . import figure, peer_or_skip, save, timed, write_page
 
 NAME, FOLDER, FILE = "andrews", "andrews_squeezer", "reference_t0.03.csv"
 STEPS = (1e-4, 5e-5, 2e-5, 1.25e-5, 1e-5, 5e-6)
@@ -74,11 +74,8 @@ def measure(result: Any, ref: np.ndarray) -> dict[str, Any]:
 
 
 def main() -> None:
-    folder = peer_folder(FOLDER)
+    folder = peer_or_skip(NAME, FOLDER)
     if folder is None:
-        print(
-            f"{NAME}: skipped, no {FOLDER} reference folder"
-        )  # nothing to compare with: not an error
         return
     ref = reference(folder)
     rows = []

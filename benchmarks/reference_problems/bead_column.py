@@ -146,12 +146,15 @@ def main() -> None:
     print(text)
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, ref, DOCS / "bead_column.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.bead_column`)", text + NOTES),
-    ]
-    print(write_page("bead_column", "Column of ten beads on the floor, e = 1", sections))
+    print(
+        write_page(
+            "bead_column",
+            "Column of ten beads on the floor, e = 1",
+            text + NOTES,
+            PROBLEM,
+            REFERENCE,
+        )
+    )
 
 
 PROBLEM = """

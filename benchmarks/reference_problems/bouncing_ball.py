@@ -159,12 +159,15 @@ def main() -> None:
     print(text)
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, peer, DOCS / "bouncing_ball.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.bouncing_ball`)", text + NOTES),
-    ]
-    print(write_page("bouncing_ball", "Bouncing ball, e = 0.9, through the Zeno point", sections))
+    print(
+        write_page(
+            "bouncing_ball",
+            "Bouncing ball, e = 0.9, through the Zeno point",
+            text + NOTES,
+            PROBLEM,
+            REFERENCE,
+        )
+    )
 
 
 PROBLEM = """

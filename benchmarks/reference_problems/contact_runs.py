@@ -15,6 +15,7 @@ from nlpmbd.apps.registry import get_case
 from nlpmbd.io.result import SimulationResult
 
 from . import peer_folder
+from . import write_page as page
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "reference_problems"
@@ -54,13 +55,12 @@ def failed_steps(result: SimulationResult) -> int:
     return int(np.count_nonzero(result.status >= 3))
 
 
-def write_page(name: str, title: str, sections: list[tuple[str, str]]) -> Path:
-    """docs/reference_problems/NAME.md: a title, the sections and the figure NAME.png."""
-    DOCS.mkdir(parents=True, exist_ok=True)
-    text = [f"# {title}", ""]
-    for head, body in sections:
-        text += [f"## {head}", "", body.strip(), ""]
-    text += ["## Figure", "", f"![{name}]({name}.png)", ""]
-    path = DOCS / f"{name}.md"
-    path.write_text("\n".join(text))
-    return path
+def write_page(
+    name: str, title: str, measured: str, problem: str, reference: str, *more: tuple[str, str]
+) -> Path:
+    """docs/reference_problems/NAME.md (the package's write_page): sections Problem, Reference,
+    Measured (with the command that measured it), any `more` (heading, text), the figure."""
+    sections = [("Problem", problem), ("Reference", reference)]
+    sections += [(f"Measured (`python -m benchmarks.reference_problems.{name}`)", measured)]
+    body = [f"## {head}\n\n{text.strip()}\n" for head, text in [*sections, *more]]
+    return page(name, title, "\n".join([*body, "## Figure"]))

@@ -18,7 +18,7 @@ from nlpmbd.step.solver import RETRIED
 from nlpmbd_cases.four_bar_clearance import CASE
 from nlpmbd_cases.four_bar_controller import L0, L1, L2, L3, desired
 
-from . import figure, load_csv, peer_folder, save, timed, write_page
+from . import figure, load_csv, peer_or_skip, save, timed, write_page
 
 NAME, FOLDER, FILE = "four_bar_clearance", "siconos_fourbar_3clearance", "FourBarClearance_ref.csv"
 SETTLED = 0.2  # s: every journal on its bearing wall from here on (the reference's README)
@@ -76,11 +76,8 @@ def compare(result: Any, ref: np.ndarray) -> dict[str, Any]:
 
 
 def main() -> None:
-    folder = peer_folder(FOLDER)
+    folder = peer_or_skip(NAME, FOLDER)
     if folder is None:
-        print(
-            f"{NAME}: skipped, no {FOLDER} reference folder"
-        )  # nothing to compare with: not an error
         return
     failure = ""
     try:

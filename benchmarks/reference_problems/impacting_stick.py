@@ -202,12 +202,11 @@ def main() -> None:
     print(text)
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, ref, exact, DOCS / "impacting_stick.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.impacting_stick`)", text + NOTES),
-    ]
-    print(write_page("impacting_stick", "Impacting stick, e = 1, mu = 0.01", sections))
+    print(
+        write_page(
+            "impacting_stick", "Impacting stick, e = 1, mu = 0.01", text + NOTES, PROBLEM, REFERENCE
+        )
+    )
 
 
 PROBLEM = """

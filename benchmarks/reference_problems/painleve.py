@@ -181,12 +181,7 @@ def main() -> None:
     print(text)
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, ode, DOCS / "painleve.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.painleve`)", text + NOTES),
-    ]
-    print(write_page("painleve", "Painleve's rod, mu = 5/3", sections))
+    print(write_page("painleve", "Painleve's rod, mu = 5/3", text + NOTES, PROBLEM, REFERENCE))
 
 
 PROBLEM = """

@@ -130,12 +130,7 @@ def main() -> None:
     print(text)
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, DOCS / "rocking_block.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.rocking_block`)", text + NOTES),
-    ]
-    print(write_page("rocking_block", "Housner's rocking block", sections))
+    print(write_page("rocking_block", "Housner's rocking block", text + NOTES, PROBLEM, REFERENCE))
 
 
 PROBLEM = """

@@ -17,7 +17,7 @@ from nlpmbd.apps.registry import get_case
 from nlpmbd_joints.guide_data import crank_angle
 
 from ..siconos_slider_crank import revolution_time
-from . import figure, load_csv, peer_folder, save, timed, write_page
+from . import figure, load_csv, peer_or_skip, save, timed, write_page
 from .moreau_jean import energy, moreau_jean
 
 NAME, FOLDER, FILE = (
@@ -69,11 +69,8 @@ def revolutions(side: dict[str, Any]) -> list[float | None]:
 
 
 def main() -> None:
-    folder = peer_folder(FOLDER)
+    folder = peer_or_skip(NAME, FOLDER)
     if folder is None:
-        print(
-            f"{NAME}: skipped, no {FOLDER} reference folder"
-        )  # nothing to compare with: not an error
         return
     ref = siconos(load_csv(folder, FILE))
     (result, cpu), (fine, cpu_fine) = run(), run(FINE, 0.14)

@@ -15,7 +15,7 @@ from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 from references.ref_spatial_slider_crank import simulate_reference
 
-from . import figure, load_csv, peer_folder, save, timed, write_page
+from . import figure, load_csv, peer_or_skip, save, timed, write_page
 
 NAME, FOLDER, H, T_END = "spatial_slider_crank", "iftomm_spatial_slider_crank", 1e-4, 1.0
 EARLY = 0.2  # s: before the first fast passage of the crank (0.26-0.3 s)
@@ -53,11 +53,8 @@ def summary(folder: Any) -> list[list[str]]:
 
 
 def main() -> None:
-    folder = peer_folder(FOLDER)
+    folder = peer_or_skip(NAME, FOLDER)
     if folder is None:
-        print(
-            f"{NAME}: skipped, no {FOLDER} reference folder"
-        )  # nothing to compare with: not an error
         return
     result, cpu = run()
     c = compare(result, load_csv(folder, "masarati_20ms.csv"), summary(folder))

@@ -207,13 +207,16 @@ def main() -> None:
     print(text, parts, sep="\n\n")
     DOCS.mkdir(parents=True, exist_ok=True)
     figure(results, siconos, own, DOCS / "woodpecker.png")
-    sections = [
-        ("Problem", PROBLEM),
-        ("Reference", REFERENCE),
-        ("Measured (`python -m benchmarks.reference_problems.woodpecker`)", text + NOTES),
-        ("Which part of the linearisation", SPLIT + parts + SPLIT_NOTES),
-    ]
-    print(write_page("woodpecker", "Woodpecker toy (Glocker), three frictional contacts", sections))
+    print(
+        write_page(
+            "woodpecker",
+            "Woodpecker toy (Glocker), three frictional contacts",
+            text + NOTES,
+            PROBLEM,
+            REFERENCE,
+            ("Which part of the linearisation", SPLIT + parts + SPLIT_NOTES),
+        )
+    )
 
 
 PROBLEM = """
