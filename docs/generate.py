@@ -207,23 +207,23 @@ def options_section() -> list[str]:
 # --- model files --------------------------------------------------------------------------------
 
 
+#: What the reference says a model file gives, by io/model_parts.parameter_kind.
+KIND_TEXT = {
+    "contact": "contact law table",
+    "vector_function": "3 numbers or expressions of t and the body's state",
+    "planar_function": "2 numbers (fx, fy) or expressions of t and the point's state",
+    "time_function": "expression of t",
+    "node": "a node table ([nodes](#nodes)); or `nodes` instead: one joint per node",
+    "flexible_body": "flexible body name",
+    "body": "body name or GROUND",
+}
+
+
 def _kind(param: inspect.Parameter) -> str:
-    text = str(param.annotation)
-    if "ContactLaw" in text or param.name == "contact":
-        return "contact law table"
-    if "VectorFunction" in text:
-        return "3 numbers or expressions of t and the body's state"
-    if "BodyState" in text:
-        return "2 numbers (fx, fy) or expressions of t and the point's state"
-    if "TimeFunction" in text or "Callable" in text:
-        return "expression of t"
-    if text == "Node":
-        return "a node table ([nodes](#nodes)); or `nodes` instead: one joint per node"
-    if "FlexibleBody" in text:
-        return "flexible body name"
-    if "Body" in text or param.name in ("parent", "child", "body"):
-        return "body name or GROUND"
-    return text.replace("ArrayLike", "array").replace("NDArray", "array")
+    from nlpmbd.io.model_parts import parameter_kind
+
+    text = KIND_TEXT.get(parameter_kind(param))
+    return text or str(param.annotation).replace("ArrayLike", "array").replace("NDArray", "array")
 
 
 def _keywords(cls: type, skip: Iterable[str] = ()) -> list[str]:

@@ -141,7 +141,9 @@ def _parameters(cls: type) -> dict[str, inspect.Parameter]:
     return {n: p for n, p in signature.parameters.items() if p.kind in plain}
 
 
-def _kind(param: inspect.Parameter) -> str:
+def parameter_kind(param: inspect.Parameter) -> str:
+    """How a model file gives a constructor parameter: contact, vector_function,
+    planar_function, time_function, node, flexible_body, body or value."""
     text = str(param.annotation)
     if "ContactLaw" in text or param.name == "contact":
         return "contact"
@@ -161,7 +163,7 @@ def _kind(param: inspect.Parameter) -> str:
 
 
 def _convert(param: inspect.Parameter, value: Any, where: Where, bodies: dict[str, Any]) -> Any:
-    kind = _kind(param)
+    kind = parameter_kind(param)
     if isinstance(value, Node):  # a node of `nodes`, looked up already
         return value
     if kind == "body":
