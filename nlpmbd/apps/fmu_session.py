@@ -122,15 +122,14 @@ class CoSimulation:
 
     def _chunk(self, target: float) -> None:
         """A chunk of the run's QP steps, no more of them than are left to `target` (the
-        chunk's column limit, which Stepper.chunk adapts: its own value is put back)."""
+        chunk's column limit, put back afterwards)."""
         stepper, columns = self.run.stepper, PARAMETERS["columns"]
         assert stepper.parameters is not None
         limit = stepper.parameters[0, columns].item()
         cap = min(limit, max(1, round((target - self.state.t) / self.options.time.h_max)))
         stepper.parameters[:, columns] = cap
         stepper.chunk(self.state)
-        if stepper.parameters[0, columns].item() >= cap:  # not lowered after a failed step
-            stepper.parameters[:, columns] = limit
+        stepper.parameters[:, columns] = limit
 
     def _grid(self, target: float) -> SimulationOptions:
         """The options the steps to `target` take: the run's own (its steps to t_end, those of

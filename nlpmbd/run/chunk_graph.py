@@ -82,8 +82,8 @@ def state_layout(m: SymbolicModel) -> Layout:
 
 #: The chunk's run parameters, one column per step (the same in every column): they are
 #: inputs rather than constants so that one compiled chunk serves every t_end and step range;
-#: `columns`, the attempts this evaluation may make (the rest is padding: after a chunk that
-#: stopped early the next one is shorter, so that little is computed and thrown away).
+#: `columns`, the attempts this evaluation may make (the rest is padding: the FMU's chunks stop
+#: at a communication point, apps/fmu_session.py).
 PARAMETERS = Layout([("t_end", 1), ("limits", 3), ("penetration", 1), ("columns", 1)])
 
 
