@@ -61,7 +61,7 @@ RUNS = (
     _r("free_qp", "free_body", t_end=0.2, **QP),
     _r("stick", "stick_slip", t_end=0.3),
     _r("stick_compliant", "stick_slip", {"contact": "compliant"}, t_end=0.05),
-    _r("stick_sd", "stick_slip", {"contact": "spring_damper"}, t_end=0.3),
+    _r("stick_sd", "stick_slip", {"contact": "spring_damper"}, t_end=0.3, solver="nlp"),
     _r("stick_sd_qp", "stick_slip", {"contact": "spring_damper"}, t_end=0.3, **QP),
     _r("crank", "slider_crank", t_end=0.003),
     _r("crank_driven", "slider_crank_driven", t_end=0.003),
