@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InputError
 from ..validation import finite_scalar, short_repr
@@ -46,6 +46,10 @@ def _coefficient(name: str, value: object, upper: float | None = None) -> float:
 
 class ContactLaw(ABC):  # noqa: B024 - the two kinds below are the interface
     """How a joint's gaps act: HardContact (constraints) or a ForceLaw (a force)."""
+
+    #: a hard joint's gaps penetrate by design (a compliant row, SpringDamperContact): their
+    #: penetration is not measured against the clearance
+    penetrates: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,8 @@ class SpringDamperContact(HardContact):
     the step, it is stable at any h, whatever the mass it acts on. No restitution: chi is the
     dissipation.
     """
+
+    penetrates: ClassVar[bool] = True
 
     stiffness: float = 1e4
     damping: float = 0.0

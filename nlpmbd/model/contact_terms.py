@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from .bodies import GROUND
-from .contact import ForceLaw, HardContact, SpringDamperContact
+from .contact import ForceLaw, HardContact
 from .coordinates import Coordinates
 from .flexible import Node
 from .joint import ContactJoint
@@ -71,18 +71,6 @@ def hard_coefficients(system: System) -> tuple[np.ndarray, np.ndarray, np.ndarra
         rows += [(c.mu, c.mu_static, c.restitution)] * j.n_gap
     a = np.array(rows, dtype=float).reshape(-1, 3)
     return a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()
-
-
-def compliance_coefficients(system: System) -> tuple[np.ndarray, np.ndarray]:
-    """Per hard gap: (stiffness K, damping chi) of a SpringDamperContact; inf and 0 for the
-    others (rigid)."""
-    rows = []
-    for j in system.hard_joints:
-        c = j.contact
-        pair = (c.stiffness, c.damping) if isinstance(c, SpringDamperContact) else (np.inf, 0.0)
-        rows += [pair] * j.n_gap
-    a = np.array(rows, dtype=float).reshape(-1, 2)
-    return a[:, 0].copy(), a[:, 1].copy()
 
 
 def slip_planes(system: System, poses: Poses) -> tuple[ca.SX, np.ndarray]:

@@ -17,7 +17,6 @@ import numpy as np
 from ..errors import InputError
 from .bodies import GROUND, RigidBody
 from .contact_terms import (
-    compliance_coefficients,
     compliant_function,
     contact_kinematics,
     hard_coefficients,
@@ -71,8 +70,7 @@ class SymbolicModel:
     mu: np.ndarray  # (M,) kinetic friction coefficient per gap
     mu_static: np.ndarray  # (M,) static friction coefficient per gap
     restitution: np.ndarray  # (M,) Newton restitution per gap
-    contact_stiffness: np.ndarray  # (M,) K of a SpringDamperContact's gap, inf for a rigid one
-    contact_damping: np.ndarray  # (M,) its chi (N s/m), 0 for a rigid one
+    gap_laws: tuple  # (M,) the contact law of each gap (its rows: step/rows/)
     slip: ca.Function  # (q) -> (3M, 6N) tangential slip Jacobian D (contact_model.py)
     slip_plane: ca.Function  # (q) -> (3, M) normal of each contact's slip plane (0: spatial)
     planar: np.ndarray  # (M,) True for contacts that slip in a plane (one friction tangent)
@@ -120,8 +118,9 @@ class SymbolicModel:
 
     @property
     def soft(self) -> np.ndarray:
-        """(M,) True for the gaps of SpringDamperContacts (compliant, implicit in the step)."""
-        return np.isfinite(self.contact_stiffness)
+        """(M,) True for the gaps whose law penetrates by design (HardContact.penetrates: a
+        compliant row, implicit in the step)."""
+        return np.array([law.penetrates for law in self.gap_laws], dtype=bool)
 
     @property
     def has_soft(self) -> bool:
@@ -237,10 +236,10 @@ class _BodyTerms:
 
 
 def _coefficients(system: System) -> dict[str, Any]:
-    """mu, mu_static, restitution, stiffness and damping per hard gap (contact_terms)."""
-    names = ("mu", "mu_static", "restitution", "contact_stiffness", "contact_damping")
-    values = (*hard_coefficients(system), *compliance_coefficients(system))
-    return dict(zip(names, values, strict=True))
+    """mu, mu_static, restitution and the law per hard gap (contact_terms)."""
+    names = ("mu", "mu_static", "restitution")
+    laws = tuple(j.contact for j in system.hard_joints for _ in range(j.n_gap))
+    return {**dict(zip(names, hard_coefficients(system), strict=True)), "gap_laws": laws}
 
 
 def _flexible_fields(

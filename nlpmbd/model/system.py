@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from ..errors import InputError
 from ..validation import finite_array, finite_scalar, short_repr
 from .bodies import GROUND, RigidBody
-from .contact import HardContact, SpringDamperContact
+from .contact import HardContact
 from .coordinates import Coordinates
 from .flexible import FlexibleBody, Node
 from .flexible_loads import PointLoad
@@ -187,13 +187,9 @@ class System:
 
     @property
     def gap_soft(self) -> list[bool]:
-        """Per contact column, True for a SpringDamperContact's gap, which penetrates by design:
-        meta.json's contact_soft."""
-        return [
-            isinstance(j.contact, SpringDamperContact)
-            for j in self.hard_joints
-            for _ in range(j.n_gap)
-        ]
+        """Per contact column, True for a gap that penetrates by design (HardContact.penetrates:
+        a SpringDamperContact's): meta.json's contact_soft."""
+        return [j.contact.penetrates for j in self.hard_joints for _ in range(j.n_gap)]
 
     @property
     def compliant_clearances(self) -> list[float]:

@@ -32,19 +32,19 @@ from dataclasses import replace
 import casadi as ca
 import numpy as np
 
-from ..model.symbolic import SymbolicModel
 from .config import Friction
-from .kernel import force_scale, friction_coefficient
+from .kernel import StepKernel, force_scale
 from .layout import named_function
 from .numeric import Numeric
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
 
-def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
+def coulomb_function(kernel: StepKernel, settings: Friction) -> ca.Function:
     """(t, qm, vm, v, h, lam, beta (3, M), applied (6N)) -> (r_C, eom scale): the growth of the
     EoM residual when the friction forces beta of a Tresca solve are replaced by those of the
     Coulomb law with normal forces lam (module docstring), and the kernel's size of the forces
     at play (StepKernel.eom_scale)."""
+    model = kernel.model
     nc, nv = model.n_gap, model.n_v
     t, h = ca.SX.sym("t"), ca.SX.sym("h")
     qm, vm, v = ca.SX.sym("qm", model.n_q), ca.SX.sym("vm", nv), ca.SX.sym("v", nv)
@@ -52,7 +52,7 @@ def coulomb_function(model: SymbolicModel, settings: Friction) -> ca.Function:
     slip = model.slip(qm)
     D = [slip[3 * j : 3 * j + 3, :] for j in range(nc)]
     slip_m = ca.vertcat(*(ca.norm_2(Dj @ vm) for Dj in D))
-    mu = friction_coefficient(model, slip_m, settings.stick_speed)
+    mu = kernel.friction_coefficient(slip_m, settings.stick_speed)
     diff = ca.SX.zeros(nv, 1)
     for j, Dj in enumerate(D):
         u = Dj @ v
@@ -116,7 +116,7 @@ class FrictionFixedPoint(StepSolver):
         self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
         self._last_normal = np.zeros(0)
         model = inner.kernel.model
-        self.coulomb = Numeric(coulomb_function(model, settings))
+        self.coulomb = Numeric(coulomb_function(inner.kernel, settings))
         self.frictional = np.flatnonzero(model.mu_static > 0)
 
     def counters(self) -> dict[str, int]:

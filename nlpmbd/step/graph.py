@@ -19,7 +19,7 @@ from ..model.rotation import g_matrix
 from .config import Formulation, Friction
 from .elastic import elastic, gauss
 from .impacts import impact_set, induced
-from .kernel import StepKernel, friction_coefficient
+from .kernel import StepKernel
 from .layout import Layout, named_function
 from .nlp_layout import nlp_layouts
 
@@ -86,7 +86,8 @@ class _Terms:
 
     def __init__(self, kernel: StepKernel, h_max: float, mpcc: bool) -> None:
         m = kernel.model
-        self.lay_p, self.lay_x, self.lay_g = nlp_layouts(m, mpcc, kernel.eq_rho)
+        n_soft = int(np.count_nonzero(kernel.soft))
+        self.lay_p, self.lay_x, self.lay_g = nlp_layouts(m, mpcc, kernel.eq_rho, n_soft)
         self.P = ca.SX.sym("P", self.lay_p.size)
         self.x = ca.SX.sym("x", self.lay_x.size)
         p, x = self.lay_p.split(self.P), self.lay_x.split(self.x)
@@ -130,24 +131,23 @@ class _Terms:
         self.rs = max(1.0, 1e-3 / h_max)
 
 
-def _friction(T: _Terms, m: Any, settings: Friction, f: ca.SX) -> tuple[ca.SX, ca.SX, ca.SX]:
-    """f plus the Tresca terms (model/contact.py) (2c/h) sum_j g_j |D_j v|, the QP's h g |D v|
-    scaled like the Gauss term; the friction forces (3, M), size g_j against the slip, and
-    their generalised force (6N)."""
+def _friction(
+    kernel: StepKernel, T: _Terms, settings: Friction, f: ca.SX
+) -> tuple[ca.SX, ca.SX, ca.SX]:
+    """f plus each contact's Tresca term (its friction row's nlp_term, step/rows/base.py), the
+    QP's h g |D v| scaled like the Gauss term; the friction forces (3, M), size g_j against the
+    slip, and their generalised force (6N)."""
+    m = kernel.model
     nc = m.n_gap
     qm, vm, v, h, c, normal = T.qm, T.vm, T.v, T.h, T.c, T.normal
     force, generalised = ca.SX(3, nc), ca.SX.zeros(m.n_v, 1)
     slip = m.slip(qm)
     D = [slip[3 * j : 3 * j + 3, :] for j in range(nc)]
-    mu = friction_coefficient(
-        m, ca.vertcat(*(ca.norm_2(Dj @ vm) for Dj in D)), settings.stick_speed
-    )
-    for j, Dj in enumerate(D):
-        g_j = mu[j] * normal[j]
-        u = Dj @ v
-        norm = ca.sqrt(ca.dot(u, u) + settings.creep**2)
-        f = f + (2 * c / h) * g_j * (norm - settings.creep)
-        beta = g_j * u / norm
+    slip_m = ca.vertcat(*(ca.norm_2(Dj @ vm) for Dj in D))
+    mu = kernel.friction_coefficient(slip_m, settings.stick_speed)
+    for j, (Dj, row) in enumerate(zip(D, kernel.rows.friction, strict=True)):
+        cost, beta = row.nlp_term(c, h, mu[j] * normal[j], Dj @ v, settings.creep)
+        f = f + cost
         force[:, j] = -beta
         generalised = generalised + Dj.T @ beta
     return f, force, generalised
@@ -228,13 +228,13 @@ def build_graph(
     T = _Terms(kernel, h_max, mpcc)
     f = gauss(m, T.K, T.z, T.h, T.c, h_max) - h_preference * T.s
     if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per soft gap
-        k = T.k_soft[np.flatnonzero(m.soft).tolist()]
+        k = T.k_soft[np.flatnonzero(kernel.soft).tolist()]
         f = f + T.c * ca.sum1(T.sigma**2 / k) / T.h**2
     if T.give.shape[0]:  # give = k lambda / h at the optimum: c give^2 / k, k = rho h^2
         f = f + T.c * ca.sumsqr(T.give) / (kernel.eq_rho * T.h**2)
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
-        f, fr_force, fr_gen = _friction(T, m, friction, f)
+        f, fr_force, fr_gen = _friction(kernel, T, friction, f)
     g, lbg, ubg = _rows(T, m, mpcc, sigma)
     lam_g = ca.SX.sym("lam_g", g.shape[0])
     h = ca.SX.sym("h")

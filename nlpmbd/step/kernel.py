@@ -45,14 +45,7 @@ from .config import (
 from .dependent import equality_regularisation
 from .numeric import Numeric
 from .projection import GapProjection
-
-
-def friction_coefficient(model: SymbolicModel, slip_speed: Any, stick_speed: float) -> Any:
-    """mu_j of a step per contact (`slip_speed`: |D_j vm| per contact, m/s): static below
-    `stick_speed` of slip at the step's start, else kinetic. The one stick/slip switch of both
-    paths (the NLP's Tresca term and Coulomb check, the QP's friction bounds)."""
-    mu_k, mu_s = ca.DM(model.mu), ca.DM(model.mu_static)
-    return ca.if_else(slip_speed < stick_speed, mu_s, mu_k)
+from .rows import GapRows
 
 
 def force_scale(inertia: Any, rest: Any) -> Any:
@@ -63,13 +56,13 @@ def force_scale(inertia: Any, rest: Any) -> Any:
     return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
 
 
-def _vector_cone(model: SymbolicModel) -> np.ndarray:
+def _vector_cone(model: SymbolicModel, compliant: np.ndarray) -> np.ndarray:
     """The radial gaps bounded as vectors: all but those whose law is stated along Phi_v, which
     keep the scalar row. Newton's impact law (under the cuts an elastic pin lost up to 95 % of
     its energy) and the SpringDamperContact's (its row's slack, soft_terms: the cuts and fan,
     rows without the slack, held its pin in the disc as a hard one, 1.9e-10 m at 18.7 N on the
     QP path where the NLP path gave 1.7e-5 m and m g / 2K is 4.9e-4 m)."""
-    scalar = (np.asarray(model.restitution) > 0) | np.asarray(model.soft, dtype=bool)
+    scalar = (np.asarray(model.restitution) > 0) | compliant
     return np.where(scalar, 0.0, model.cone)
 
 
@@ -88,8 +81,10 @@ class StepKernel:
         integrator: Integrator = Integrator.EULER,
         q0: np.ndarray | None = None,
     ) -> None:
+        #: each gap's rows (step/rows/)
+        self.rows = GapRows(model.gap_laws)
         if linearization is GapLinearization.VECTOR:
-            model = dataclasses.replace(model, cone=_vector_cone(model))
+            model = dataclasses.replace(model, cone=_vector_cone(model, self.rows.compliant))
         correction = correction.resolved(model.has_restitution)
         self.correction = correction
         self.model = model
@@ -106,7 +101,7 @@ class StepKernel:
         #: the equality rows' compliance (step/dependent.py): 0 unless dependent at q0, the start
         self.eq_rho = 0.0 if q0 is None else equality_regularisation(model, q0)
         first_order = bool(
-            model.flexible or model.n_compliant or np.any(model.soft) or model.has_restitution
+            model.flexible or model.n_compliant or self.rows.any_compliant or model.has_restitution
         )
         self.integrator = integrator.resolved(first_order)
         self.verlet = self.integrator is Integrator.VERLET
@@ -124,9 +119,9 @@ class StepKernel:
             "penetration", [q], [self._penetration(q)], ["q"], ["fraction"]
         )
         self._penetration_numeric = Numeric(self.penetration)
-        #: gaps of SpringDamperContacts: compliant rows, no T2, not projected (soft_terms)
-        self.soft = model.soft
-        self.has_soft = bool(np.any(self.soft))
+        #: gaps with compliant rows (GapRow.compliant): no T2, not projected (soft_terms)
+        self.soft = self.rows.compliant
+        self.has_soft = self.rows.any_compliant
         hard = np.flatnonzero(~self.soft)
         self.projection = (
             GapProjection(model, self.clearance, rows=hard if self.has_soft else None)
@@ -171,15 +166,15 @@ class StepKernel:
         return rows
 
     def soft_terms(self, h: Any) -> tuple[Any, Any]:
-        """Per gap (a, k): a = K h / (K h + chi) and the compliance k = h / (K h + chi) (m/N)
-        of a SpringDamperContact's row a Phi + h Phi_v v - k lambda <= 0, whose force is then
-        lambda = max(K (Phi + h Phi_v v) + chi Phi_v v, 0) (model/contact.py); 1 and 0 for a
-        rigid gap."""
-        m = self.model
-        K = ca.DM(np.where(self.soft, m.contact_stiffness, 1.0))
-        chi, soft = ca.DM(m.contact_damping), ca.DM(self.soft.astype(float))
-        a = K * h / (K * h + chi)
-        return soft * a + (1 - soft), soft * h / (K * h + chi)
+        """Per gap (a, k) of its row a Phi + h Phi_v v - k lambda <= 0 (step/rows/base.py): 1
+        and 0 for a hard gap; a SpringDamperContact's a = K h / (K h + chi), k = h / (K h +
+        chi) (m/N), whose force is then lambda = max(K (Phi + h Phi_v v) + chi Phi_v v, 0)."""
+        return self.rows.scale(h), self.rows.compliance(h)
+
+    def friction_coefficient(self, slip_speed: Any, stick_speed: float) -> Any:
+        """mu_j of a step per contact from its slip speed |D_j vm| (m/s) at the step's start:
+        its friction row's (step/rows/tresca.py), the one stick/slip switch of both paths."""
+        return self.rows.coefficients(slip_speed, stick_speed)
 
     def soft_spread(self, values: Any) -> Any:
         """Values of the soft gaps (one each, in gap order; any after them are not gaps')

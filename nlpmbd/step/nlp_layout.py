@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .layout import Layout
 
 
-def nlp_layouts(m: Any, mpcc: bool, eq_rho: float = 0.0) -> tuple[Layout, Layout, Layout]:
+def nlp_layouts(
+    m: Any, mpcc: bool, eq_rho: float = 0.0, n_soft: int = 0
+) -> tuple[Layout, Layout, Layout]:
     """Layouts of P, x and g of the step NLP of model `m`; absent features have size-0 blocks.
-    `eq_rho` > 0: the equality rows are compliant (step/dependent.py), with slacks `give`."""
+    `eq_rho` > 0: the equality rows are compliant (step/dependent.py), with slacks `give`;
+    `n_soft` gaps have compliant rows (step/rows/base.py), with slacks `sigma`."""
     N, nc, ne, nv = m.n_bodies, m.n_gap, m.n_eq, m.n_v
     nz = 2 * m.n_nodes if not mpcc else 0  # the flexible bodies' z (step/elastic.py)
     layout_p = Layout(
@@ -30,7 +31,7 @@ def nlp_layouts(m: Any, mpcc: bool, eq_rho: float = 0.0) -> tuple[Layout, Layout
             ("s", 1),
             ("qd", m.n_q),
             ("z", nz),
-            ("sigma", int(np.sum(m.soft)) if not mpcc else 0),  # soft gaps' k lambda (m)
+            ("sigma", n_soft if not mpcc else 0),  # the compliant gaps' k lambda (m)
             ("give", ne if eq_rho > 0 and not mpcc else 0),  # equalities' k lambda / h (m/s)
             ("lam", nc if mpcc else 0),
             ("lam_eq", ne if mpcc else 0),

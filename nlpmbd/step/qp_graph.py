@@ -38,7 +38,7 @@ from . import qp_warm
 from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import RELEASE_ROUNDS, impact_set, induced
-from .kernel import StepKernel, friction_coefficient
+from .kernel import StepKernel
 from .layout import Layout, adding, named_function, switch, symbols_like
 from .qp_cone import Cone
 from .qp_forces import Forces, checks
@@ -260,7 +260,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
     mu = bound = None
     if fr is not None:
-        mu = friction_coefficient(m, ca.vertcat(*fr.slip_m), friction.stick_speed)
+        mu = k.friction_coefficient(ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
     x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)

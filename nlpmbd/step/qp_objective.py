@@ -74,15 +74,15 @@ class Objective:
 
 class SoftSlacks:
     """The slack variables s of the QP's compliant rows, after the velocities and the friction
-    split variables. The SpringDamperContacts' gap rows (kernel.soft_terms) first: row j reads
-    Phi_v v - s_j <= -a Phi / h (m/s), s_j costs h (K h + chi) s_j^2 / 2, so that at the optimum
-    h s_j = k lambda_j (the row's multiplier is h lambda_j). Then, in a system whose equalities
-    are dependent (kernel.eq_rho > 0, step/dependent.py), one per equality row, costing
-    s^2 / (2 rho): the rows' dual regularisation."""
+    split variables. The compliant gap rows (step/rows/base.py; SpringDamperContacts') first:
+    row j reads Phi_v v - s_j <= -a Phi / h (m/s), s_j costs w s_j^2 / 2 (GapRow.slack_weight),
+    so that at the optimum h s_j = k lambda_j (the row's multiplier is h lambda_j). Then, in a
+    system whose equalities are dependent (kernel.eq_rho > 0, step/dependent.py), one per
+    equality row, costing s^2 / (2 rho): the rows' dual regularisation."""
 
     def __init__(self, kernel: Any, h: Any, n_rows: int, gap_start: int) -> None:
         m = kernel.model
-        self.index = np.flatnonzero(m.soft) if kernel.has_soft else np.zeros(0, dtype=int)
+        self.index = np.flatnonzero(kernel.soft) if kernel.has_soft else np.zeros(0, dtype=int)
         ns = int(self.index.size)
         ne = m.n_eq if kernel.eq_rho > 0 else 0
         self.n = ns + ne
@@ -90,8 +90,7 @@ class SoftSlacks:
         cols[gap_start + self.index, np.arange(ns)] = -1.0
         cols[np.arange(ne), ns + np.arange(ne)] = -1.0  # the equality rows come first
         self.columns = ca.sparsify(ca.DM(cols))
-        K, chi = (ca.DM(a[self.index]) for a in (m.contact_stiffness, m.contact_damping))
-        weights = [ca.diag(h * (K * h + chi))] if ns else []
+        weights = [ca.diag(kernel.rows.slack_weights(h))] if ns else []
         if ne:
             weights.append(ca.DM.eye(ne) / kernel.eq_rho)
         self.weight = ca.diagcat(*weights) if weights else ca.DM(0, 0)
