@@ -194,11 +194,12 @@ class Stepper:
             q_all = np.hstack([p["q"], nodes]) if nodes.size else p["q"]
             bad = self.checks.diverged_at(p["t"], q_all)
             if bad:  # the partial result ends at the first step past the limit
-                keep = bad[0] + 1
+                index, message = bad
+                keep = index + 1
                 cut = {k: a if a is None else a[:keep] for k, a in {**p, **rows.steps}.items()}
                 self.history.extend(**cut)
                 state.count("chunk_steps", keep)
-                raise SolverFailure(bad[1])
+                raise SolverFailure(message)
             self.history.extend(**rows.points, **rows.steps)
             state.t, state.q, state.v = X["t"].item(), X["q"].copy(), X["v"].copy()
             state.impact_speed = X["z"].copy()

@@ -22,6 +22,7 @@ from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, named_function
 from .nlp_layout import nlp_layouts
+from .rows import compliant
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,8 @@ class _Terms:
         self.G = self.Phi_v
         if kernel.vector:
             self.Phi_lin, self.G = kernel.vector_rows(qm, vm, h, v, self.use_curv)
-        if kernel.has_soft:  # compliant rows a Phi + h Phi_v v - k lambda <= 0 (soft_terms)
-            _, self.k_soft = kernel.soft_terms(h)
-            lam = self.lam if mpcc else kernel.soft_spread(self.sigma)
-            self.Phi_lin = self.Phi_lin - (self.k_soft * lam if mpcc else lam)
+        if kernel.has_soft:  # compliant rows a Phi + h Phi_v v - k lambda <= 0 (rows/compliant)
+            self.Phi_lin = self.Phi_lin - compliant.nlp_give(kernel, h, self.lam, self.sigma, mpcc)
         # compliant equalities (step/dependent.py): a row yields k lambda, k = rho h^2 (m)
         self.give = x["give"]  # that over h (m/s): its cost's gradient then scales as K's
         give = kernel.eq_rho * h**2 * self.lam_eq if mpcc else h * self.give
@@ -227,9 +226,8 @@ def build_graph(
     mpcc = formulation is Formulation.MPCC
     T = _Terms(kernel, h_max, mpcc)
     f = gauss(m, T.K, T.z, T.h, T.c, h_max) - h_preference * T.s
-    if T.sigma.shape[0]:  # sigma = k lambda at the optimum: c sigma^2 / (h^2 k) per soft gap
-        k = T.k_soft[np.flatnonzero(kernel.soft).tolist()]
-        f = f + T.c * ca.sum1(T.sigma**2 / k) / T.h**2
+    if T.sigma.shape[0]:  # sigma = k lambda at the optimum (rows/compliant.py)
+        f = f + compliant.nlp_cost(kernel, T.c, T.h, T.sigma)
     if T.give.shape[0]:  # give = k lambda / h at the optimum: c give^2 / k, k = rho h^2
         f = f + T.c * ca.sumsqr(T.give) / (kernel.eq_rho * T.h**2)
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)

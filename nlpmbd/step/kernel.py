@@ -176,14 +176,6 @@ class StepKernel:
         its friction row's (step/rows/tresca.py), the one stick/slip switch of both paths."""
         return self.rows.coefficients(slip_speed, stick_speed)
 
-    def soft_spread(self, values: Any) -> Any:
-        """Values of the soft gaps (one each, in gap order; any after them are not gaps')
-        spread over all gaps, 0 elsewhere: their rows' slacks on either path."""
-        soft = np.flatnonzero(self.soft)
-        S = np.zeros((self.soft.size, values.shape[0]))
-        S[soft, np.arange(soft.size)] = 1.0
-        return ca.DM(S) @ values
-
     def _soft_scaled(self, phi: Any, h: Any) -> Any:
         if not self.has_soft:
             return phi

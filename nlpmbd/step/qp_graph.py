@@ -43,9 +43,10 @@ from .layout import Layout, adding, named_function, switch, symbols_like
 from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
-from .qp_objective import Objective, SoftSlacks
+from .qp_objective import Objective
 from .qp_rounds import fixed_point
 from .quiet import silent_stdout
+from .rows.compliant import QPSlacks
 from .verlet import two_stage
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
@@ -211,7 +212,7 @@ class _Rows:
 
 def _solve(
     k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any, hint: dict
-) -> tuple[dict, dict, SoftSlacks, Any]:
+) -> tuple[dict, dict, QPSlacks, Any]:
     """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
     the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
     friction, soft and its multipliers / h of the contact and friction rows, by name; the
@@ -222,8 +223,8 @@ def _solve(
     qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
     if fr is not None:
         qp = fr.extend(qp, h, bound, obj)
-    soft = SoftSlacks(k, h, qp["A"].shape[0], k.model.n_eq)
-    qp = soft.extend(qp)  # SpringDamperContacts' slacks
+    soft = QPSlacks(k, h, qp["A"].shape[0], k.model.n_eq)
+    qp = soft.extend(qp)  # the compliant rows' slacks
     qp["A"] = obj.unscale(qp["A"], nw + soft.n)  # the friction rows too
     H, A = qp["H"], qp["A"]
     solve = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
@@ -264,8 +265,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
     x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
-    if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
-        phi = phi - h * k.soft_spread(x["soft"])
+    phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]
     f = Forces(rows, mult, v_new)
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0

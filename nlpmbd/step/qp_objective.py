@@ -5,7 +5,8 @@ Rigid bodies: 1/2 (v - v_free)^T M (v - v_free), v_free = vm + h M^-1 (Q - S), i
 Flexible bodies' nodes (docs/FORMULATION.md section 17): their internal forces are implicit in
 v, so their block is 1/2 v^T A v + b^T v with A = M + h C + h^2 K_s and
 b = -(M vm + h (Q - K_s (xm - X))): its stationarity is the nodes' equations of motion times h.
-Friction's split variables follow with the small curvature W_REG m_min (step/qp_friction.py).
+Friction's split variables follow with the small curvature W_REG m_min (step/qp_friction.py),
+then the compliant rows' slacks (step/rows/compliant.py).
 """
 
 from __future__ import annotations
@@ -70,42 +71,3 @@ class Objective:
             return M @ (v_new - self.v_free) / h
         K = M @ (v_new[:nr] - self.v_free[:nr]) / h
         return ca.vertcat(K, (self.A @ v_new[nr:] + self.b) / h)
-
-
-class SoftSlacks:
-    """The slack variables s of the QP's compliant rows, after the velocities and the friction
-    split variables. The compliant gap rows (step/rows/base.py; SpringDamperContacts') first:
-    row j reads Phi_v v - s_j <= -a Phi / h (m/s), s_j costs w s_j^2 / 2 (GapRow.slack_weight),
-    so that at the optimum h s_j = k lambda_j (the row's multiplier is h lambda_j). Then, in a
-    system whose equalities are dependent (kernel.eq_rho > 0, step/dependent.py), one per
-    equality row, costing s^2 / (2 rho): the rows' dual regularisation."""
-
-    def __init__(self, kernel: Any, h: Any, n_rows: int, gap_start: int) -> None:
-        m = kernel.model
-        self.index = np.flatnonzero(kernel.soft) if kernel.has_soft else np.zeros(0, dtype=int)
-        ns = int(self.index.size)
-        ne = m.n_eq if kernel.eq_rho > 0 else 0
-        self.n = ns + ne
-        cols = np.zeros((n_rows, self.n))
-        cols[gap_start + self.index, np.arange(ns)] = -1.0
-        cols[np.arange(ne), ns + np.arange(ne)] = -1.0  # the equality rows come first
-        self.columns = ca.sparsify(ca.DM(cols))
-        weights = [ca.diag(kernel.rows.slack_weights(h))] if ns else []
-        if ne:
-            weights.append(ca.DM.eye(ne) / kernel.eq_rho)
-        self.weight = ca.diagcat(*weights) if weights else ca.DM(0, 0)
-
-    def extend(self, qp: dict) -> dict:
-        """The QP's H, g, A, lbx, ubx (by name) with the slacks' block (unbounded, cost
-        weight); lba, uba as they are."""
-        if not self.n:
-            return qp
-        free = ca.inf * ca.DM.ones(self.n)
-        return {
-            **qp,
-            "H": ca.diagcat(qp["H"], self.weight),
-            "g": ca.vertcat(qp["g"], ca.DM.zeros(self.n)),
-            "A": ca.horzcat(qp["A"], self.columns),
-            "lbx": ca.vertcat(qp["lbx"], -free),
-            "ubx": ca.vertcat(qp["ubx"], free),
-        }
