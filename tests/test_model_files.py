@@ -31,7 +31,7 @@ from nlpmbd.io.model_file import load_model
 from nlpmbd.io.model_parts import joint_classes
 from nlpmbd.io.model_template import template
 from nlpmbd.model.compliant import CompliantContact
-from nlpmbd.model.contact import HardContact
+from nlpmbd.model.contact import HardContact, SpringDamperContact
 from nlpmbd.model.joint import Joint
 from nlpmbd_joints.registry import JOINTS
 
@@ -143,7 +143,8 @@ JOINT_KEYS = {
     "revolute_backlash": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\nbacklash = 0.1\n'
     'contact = { law = "compliant", stiffness = 1e5, restitution = 0.8 }',
     "prismatic_stops": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\naxis = [0, 1, 0]\n'
-    "lower = -0.01\nupper = 0.02",
+    "lower = -0.01\nupper = 0.02\n"
+    'contact = { law = "spring_damper", stiffness = 1e5, damping = 10.0, mu = 0.1 }',
     "cylindrical_stops": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\naxis = [0, 1, 0]\n'
     'lower = -0.01\nupper = 0.0\ncontact = { law = "compliant", stiffness = 1e6, exponent = 1.0 }',
     # a second body after the joint: [[bodies]] may continue below
@@ -181,6 +182,11 @@ def test_contact_laws_are_built_with_their_keywords(tmp_path):
     assert load(soft).system.joints[0].contact == CompliantContact(
         1e6, 1.0, 0.5, "hunt-crossley", 0.1, (1e-4, 1e-3)
     )
+    implicit = tmp_path / "implicit.toml"
+    implicit.write_text(f'{BODY}\n[[joints]]\ntype = "prismatic_stops"\nname = "j"\n'
+                        f'{JOINT_KEYS["prismatic_stops"]}\n')  # fmt: skip
+    law = SpringDamperContact(stiffness=1e5, damping=10.0, mu=0.1)
+    assert load(implicit).system.joints[0].contact == law
 
 
 def test_loads_springs_and_state_dependent_forces(tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -42,7 +43,24 @@ def _cmd_list() -> int:
     for study in load_studies().values():
         print(f"  {study.name}: {study.description}")
         _print_parameters(study.parameters)
+    _print_model_parts()
     return EXIT_OK
+
+
+def _print_model_parts() -> None:
+    """The joint types and contact laws a model file names (docs: the model-file reference)."""
+    from ..io.model_parts import CONTACT_LAWS, joint_classes
+
+    def summary(cls: type) -> str:  # the docstring's first sentence
+        words = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
+        return re.split(r"(?<!e\.g)\. ", words)[0].rstrip(".") + "."
+
+    print("joint types (model files: [[joints]] type = NAME):")
+    for name, cls in joint_classes().items():
+        print(f"  {name}: {summary(cls)}")
+    print("contact laws (model files: a joint's contact = {law = NAME, ...}):")
+    for name, law in CONTACT_LAWS.items():
+        print(f"  {name}: {summary(law)}")
 
 
 def _cmd_study(args: argparse.Namespace) -> int:

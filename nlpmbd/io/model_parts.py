@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import InputError
 from ..model.bodies import GROUND, Body
 from ..model.compliant import CompliantContact
-from ..model.contact import ContactLaw, HardContact
+from ..model.contact import ContactLaw, HardContact, SpringDamperContact
 from ..model.flexible import FlexibleBody, Node
 from ..model.flexible_loads import PointLoad
 from ..model.forces import Force, Torque
@@ -52,7 +52,11 @@ LOADS: dict[str, type] = {
     "point_load": PointLoad,
 }
 #: contact law -> class.
-CONTACT_LAWS: dict[str, type[ContactLaw]] = {"hard": HardContact, "compliant": CompliantContact}
+CONTACT_LAWS: dict[str, type[ContactLaw]] = {
+    "hard": HardContact,
+    "compliant": CompliantContact,
+    "spring_damper": SpringDamperContact,
+}
 #: The entry point group of joint classes.
 JOINT_GROUP = "nlpmbd.joints"
 
