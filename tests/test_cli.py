@@ -156,7 +156,12 @@ def test_console_script_exit_codes():
     assert (
         listing.returncode == 0 and "pendulum" in listing.stdout and "free_body" in listing.stdout
     )
+    assert "nlpmbd list --parts" in listing.stdout
+    listing = subprocess.run(
+        [sys.executable, "-m", "nlpmbd", "list", "--parts"], capture_output=True, text=True
+    )
     # the joint types and contact laws of model files, each with its docstring's first sentence
+    assert listing.returncode == 0
     assert "  revolute_backlash: A revolute joint with angular play" in listing.stdout
     assert "  gear_backlash: The teeth of an external spur-gear pair" in listing.stdout
     assert "  spring_damper: A compliant contact whose force is implicit in the step:" in (

@@ -31,7 +31,10 @@ def _print_parameters(parameters: Sequence[Any]) -> None:
         )
 
 
-def _cmd_list() -> int:
+def _cmd_list(parts: bool) -> int:
+    if parts:
+        _print_model_parts()
+        return EXIT_OK
     from .registry import load_cases, load_studies
 
     print("cases (nlpmbd run CASE):")
@@ -43,7 +46,7 @@ def _cmd_list() -> int:
     for study in load_studies().values():
         print(f"  {study.name}: {study.description}")
         _print_parameters(study.parameters)
-    _print_model_parts()
+    print("joint types and contact laws of model files: nlpmbd list --parts")
     return EXIT_OK
 
 
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args = parser().parse_args(joined_negative_numbers(sys.argv[1:] if argv is None else argv))
         if args.command == "list":
-            return _cmd_list()
+            return _cmd_list(args.parts)
         if args.command == "run":
             from .cli_run import cmd_run
 
