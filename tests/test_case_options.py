@@ -94,3 +94,26 @@ def test_every_bench_mode_takes_the_path_it_is_named_after():
     for mode in MODES:
         path = mode_options(case, mode, 1.0).solver_path.value
         assert path == ("qp" if mode.name.startswith("qp") else "nlp"), mode.name
+
+
+def test_a_cases_step_range_for_its_parameters(tmp_path, monkeypatch, capsys):
+    """The backlash pendulum's own h_min (1e-5 s: the stops' impacts resolved) in `nlpmbd run`
+    and in a study; the case's general range elsewhere; a given --h-min wins."""
+    from nlpmbd.apps.cli import main
+
+    system, _ = registry.get_case("pendulum").build({"joint": "backlash"})
+    assert system.option_defaults["h_min"] == 1e-5
+    args = ["run", "pendulum", "--t-end", "0.01", "--no-plot"]
+    for given, h_min in (([], 1e-5), (["--h-min", "1e-4"], 1e-4)):
+        out = tmp_path / f"run{len(given)}"
+        assert main([*args, "--set", "joint=backlash", *given, "--out", str(out)]) == 0
+        meta = json.loads((out / "meta.json").read_text())
+        assert meta["options"]["time"]["h_min"] == h_min
+    assert main([*args, "--out", str(tmp_path / "ideal")]) == 0
+    meta = json.loads((tmp_path / "ideal" / "meta.json").read_text())
+    assert meta["options"]["time"]["h_min"] == 1e-3
+    spec = RunSpec("backlash", "pendulum", {"joint": "backlash"}, t_end=0.01)
+    (outcome,) = run_specs([spec], tmp_path / "study", workers=1)
+    assert outcome.status == "ok", outcome.message
+    meta = json.loads((tmp_path / "study" / "runs" / "backlash" / "meta.json").read_text())
+    assert meta["options"]["time"]["h_min"] == 1e-5

@@ -35,8 +35,9 @@ def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any], syst
     if args.h is not None:
         kw["h_min"] = kw["h_max"] = finite_scalar("--h", args.h, low=0.0, low_open=True)
     else:
-        kw.setdefault("h_min", case.h_min)
-        kw.setdefault("h_max", max(case.h_max, kw["h_min"]))
+        own = system.option_defaults  # the case's step range for these parameters, if any
+        kw.setdefault("h_min", own.get("h_min", case.h_min))
+        kw.setdefault("h_max", max(own.get("h_max", case.h_max), kw["h_min"]))
     kw.setdefault("t_end", case.t_end)
     kw["ipopt"] = {**defaults.get("ipopt", {}), **pairs(args.ipopt, "--ipopt")}
     for key, value in defaults.items():  # a model file's [options], below the flags

@@ -48,7 +48,7 @@ def execute(spec: RunSpec, root: str, stop: Stop | None = None) -> RunOutcome:
     try:
         case = get_case(spec.case) if spec.model is None else spec.model.case()
         system, params = case.build(spec.params)
-        given = spec.simulation_options(case)
+        given = spec.simulation_options(case, system.option_defaults)
         options = SimulationOptions.with_defaults(given, system.option_defaults)
         meta = {"case": case.name, "parameters": params, "spec": spec.as_dict()}
         if spec.model is not None:  # what `animate` rebuilds the model from
