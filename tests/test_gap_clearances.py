@@ -178,10 +178,27 @@ def test_a_description_is_stripped_only_of_its_first_gaps_clearance():
     meta = {"contact_labels": ["j.a", "j.b"], "contact_scales": [C, 2 * C]}
     meta |= {"contact_soft": [False, False], "compliant_scales": []}
     for description in ({"clearance": C, "x": 1}, {"clearance": 2 * C}, {"clearance": "text"}):
-        stored = stored_description(description, [C, 2 * C])
+        stored = stored_description(description, [C, 2 * C], ["a", "b"])
         assert ("clearance" in stored) == (description["clearance"] != C)
         assert joint_geometry({**meta, "joint_geometry": {"j": stored}}) == {"j": description}
-    assert stored_description({"clearance": 0.0}, [0.0]) == {"clearance": 0.0}
+    assert stored_description({"clearance": 0.0}, [0.0], ["a"]) == {"clearance": 0.0}
+
+
+def test_the_axial_play_is_stored_once():
+    """A revolute clearance joint's axial play is its stop gaps' clearance: contact_scales holds
+    it, the stored description leaves it out, and reading fills it back; without stops (or
+    with a play other than stop1's clearance) it stays in the description."""
+    system = get_case("pendulum").build({"joint": "clearance", "axial_play": 1e-4})[0]
+    meta = run_info(system, SimulationOptions(), None)
+    (pin,) = [j for j in system.joints if j.describe()]
+    assert pin.describe()["axial_play"] == 1e-4
+    assert "axial_play" not in meta["joint_geometry"][pin.name]
+    assert meta["contact_scales"][pin.gap_labels.index("stop1")] == 1e-4
+    assert joint_geometry(meta)[pin.name] == pin.describe()
+    labels, scales = ["a", "b", "stop1"], [C, C, 3e-4]
+    assert stored_description({"axial_play": 1e-4}, scales, labels) == {"axial_play": 1e-4}
+    assert stored_description({"axial_play": 3e-4}, scales, labels) == {}
+    assert stored_description({"axial_play": 0.0}, [C], ["a"]) == {"axial_play": 0.0}
 
 
 @pytest.mark.slow

@@ -26,7 +26,7 @@ def versions() -> dict[str, str]:
 def geometry(system: System) -> dict[str, dict]:
     """The joints' descriptions, each clearance left to contact_scales (io/clearances.py)."""
     return {
-        j.name: stored_description(d, system.joint_clearances(j))
+        j.name: stored_description(d, system.joint_clearances(j), j.gap_labels)
         for j in system.joints
         if (d := j.describe())
     }
