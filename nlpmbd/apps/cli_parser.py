@@ -107,6 +107,14 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _list_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--parts",
+        action="store_true",
+        help="list the joint types and contact laws of model files instead (loads the joints)",
+    )
+
+
 def parser() -> Parser:
     p = Parser(
         prog="nlpmbd", description="Multibody dynamics with clearance joints, one NLP per step."
