@@ -121,14 +121,7 @@ def parser() -> Parser:
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    listing = sub.add_parser(
-        "list", help="list cases and studies with their parameters and defaults"
-    )
-    listing.add_argument(
-        "--parts",
-        action="store_true",
-        help="list the joint types and contact laws of model files instead (loads the joints)",
-    )
+    _list_parser(sub.add_parser("list", help="list cases and studies with their parameters"))
     _run_parser(sub.add_parser("run", help="simulate a case and write results and figures"))
     study = sub.add_parser("study", help="run a family of simulations, write tables and figures")
     study.add_argument("name")
