@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -9,7 +12,7 @@ from nlpmbd.errors import InputError
 from nlpmbd.model.bodies import Body, initial_local_point, initial_local_vector
 from nlpmbd.model.joint import IdealJoint, Joint
 from nlpmbd.model.rotation import perpendicular_pair
-from nlpmbd.validation import location, unit_vector, vector_norm
+from nlpmbd.validation import finite_scalar, location, unit_vector, vector_norm
 
 #: Relative tolerance below which two joint points (or two axis directions) coincide.
 COINCIDENT_TOL = 1e-12
@@ -53,6 +56,22 @@ class AxisFrame:
         return vector_norm(d - np.dot(d, self.axis) * self.axis) <= COINCIDENT_TOL
 
 
+def _spin(state: Any) -> ca.SX:
+    """A body's angular velocity in global axes (0 for GROUND)."""
+    return ca.SX.zeros(3) if state is None else state.rotation @ state.angular_velocity
+
+
+def _vector(state: Any, local: ArrayLike) -> ca.SX:
+    """A body-fixed vector in global axes (GROUND: as given)."""
+    u = ca.DM(np.asarray(local, float))
+    return u if state is None else state.rotation @ u
+
+
+def checked_loss(name: str, value: object) -> float:
+    """A joint's frictionloss (N m or N), >= 0."""
+    return finite_scalar(f"{name}.frictionloss", value, low=0.0)
+
+
 class FramedJoint(IdealJoint):
     """A joint whose geometry is one AxisFrame, `self.frame`.
 
@@ -86,6 +105,23 @@ class FramedJoint(IdealJoint):
 class AxisJoint(FramedJoint):
     """A FramedJoint given by a point and an axis, both global at t = 0 (m, dimensionless): the
     constructor of the revolute, cylindrical (prismatic) and planar-revolute joints."""
+
+    def _relative_spin(self, states: dict) -> ca.SX:
+        """(omega_child - omega_parent) . axis (rad/s), the axis carried by the parent."""
+        f = self.frame
+        spin = [_spin(states.get(b)) for b in (self.child, self.parent)]
+        return ca.dot(spin[0] - spin[1], _vector(states.get(self.parent), f.u_parent))
+
+    def _relative_slide(self, states: dict) -> ca.SX:
+        """The child's joint point's velocity relative to the parent's material point there,
+        along the axis (m/s)."""
+        f, child, parent = self.frame, states.get(self.child), states.get(self.parent)
+        v_c = child.point_velocity(f.s_child) if child is not None else ca.SX.zeros(3)
+        if parent is not None:  # the parent's material point under the child's joint point
+            x = child.point(f.s_child) if child is not None else ca.DM(f.point)
+            w = parent.rotation @ parent.angular_velocity
+            v_c = v_c - (parent.velocity + ca.cross(w, x - parent.position))
+        return ca.dot(v_c, _vector(parent, f.u_parent))
 
     def __init__(
         self,

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import casadi as ca
+from numpy.typing import ArrayLike
+
+from nlpmbd.model.bodies import Body
 
 from .cylindrical import CylindricalJoint
+from .frames import checked_loss
 
 
 class PrismaticJoint(CylindricalJoint):
@@ -13,9 +17,33 @@ class PrismaticJoint(CylindricalJoint):
     Geometry: `point` and unit `axis` in global coordinates at t = 0. The four cylindrical
     equalities plus one that stops rotation about the axis: the child's first axis-normal
     vector a_c stays perpendicular to the parent's second one b_p (dimensionless).
+
+    Friction: `frictionloss` (N, >= 0) is a constant breakaway force along the axis: the child
+    does not slide relative to the parent while the force the joint must carry along the axis
+    stays below it (true stick on the QP path), and slides against it otherwise (a Tresca row
+    on the relative slide speed at the joint point, step/rows/joint_friction.py).
     """
 
     REDUNDANT_WHEN = "axis"
+
+    def __init__(
+        self,
+        name: str,
+        parent: Body,
+        child: Body,
+        point: ArrayLike,
+        axis: ArrayLike = (0.0, 0.0, 1.0),
+        frictionloss: float = 0.0,
+    ) -> None:
+        super().__init__(name, parent, child, point, axis)
+        self.frictionloss = checked_loss(name, frictionloss)
+
+    @property
+    def friction_losses(self):
+        return (self.frictionloss,) if self.frictionloss > 0 else ()
+
+    def friction_rates(self, states):
+        return [self._relative_slide(states)] if self.frictionloss > 0 else []
 
     @property
     def eq_labels(self):

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import casadi as ca
+from numpy.typing import ArrayLike
 
-from .frames import AxisJoint
+from nlpmbd.model.bodies import Body
+
+from .frames import AxisJoint, checked_loss
 
 
 class RevoluteJoint(AxisJoint):
@@ -14,9 +17,33 @@ class RevoluteJoint(AxisJoint):
     Five equalities: the joint points coincide (3, metres), and the child's axis stays
     perpendicular to the parent's two axis-normal vectors a, b (2, dimensionless):
     (A_c u'_c) . (A_p a'_p) = 0 and (A_c u'_c) . (A_p b'_p) = 0.
+
+    Friction: `frictionloss` (N m, >= 0) is a constant breakaway torque about the axis: the
+    child does not turn relative to the parent while the torque the joint must carry about
+    the axis stays below it (true stick on the QP path), and turns against it otherwise (a
+    Tresca row on the relative spin (omega_c - omega_p) . u, step/rows/joint_friction.py).
     """
 
     REDUNDANT_WHEN = "line"
+
+    def __init__(
+        self,
+        name: str,
+        parent: Body,
+        child: Body,
+        point: ArrayLike,
+        axis: ArrayLike = (0.0, 0.0, 1.0),
+        frictionloss: float = 0.0,
+    ) -> None:
+        super().__init__(name, parent, child, point, axis)
+        self.frictionloss = checked_loss(name, frictionloss)
+
+    @property
+    def friction_losses(self):
+        return (self.frictionloss,) if self.frictionloss > 0 else ()
+
+    def friction_rates(self, states):
+        return [self._relative_spin(states)] if self.frictionloss > 0 else []
 
     @property
     def eq_labels(self):

@@ -111,6 +111,20 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
         redundant constraints the per-step NLP cannot solve. The default: never."""
         return None
 
+    # --- friction inside the joint (step/rows/joint_friction.py) -------------------------
+    @property
+    def friction_losses(self) -> Sequence[float]:
+        """Per friction row of the joint, its constant friction bound: the torque (N m) or
+        force (N) that its free motion must overcome to break away, and that resists it while
+        it slides; () (the default): none."""
+        return ()
+
+    def friction_rates(self, states: dict) -> list[ca.SX]:
+        """Per friction row, the rate of the free motion it resists (rad/s or m/s; the child
+        relative to the parent), linear in the velocities. `states`: body -> BodyState
+        (GROUND absent: at rest)."""
+        return []
+
     @property
     def n_eq(self) -> int:
         return len(self.eq_labels)

@@ -81,6 +81,9 @@ class SymbolicModel:
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
     node_contact: np.ndarray  # (K, M) +1 where gap j's force acts on node k (its moving body)
     node_compliant: np.ndarray  # (K, C) the same for the compliant contacts
+    joint_friction: ca.Function  # (q) -> (F, 6N): the rates the joints' friction rows resist
+    friction_loss: np.ndarray  # (F,) their constant bounds (N m or N: Joint.friction_losses)
+    friction_joint: np.ndarray  # (F,) index in system.joints of each row's joint
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -125,6 +128,11 @@ class SymbolicModel:
     @property
     def has_soft(self) -> bool:
         return bool(np.any(self.soft))
+
+    @property
+    def n_friction(self) -> int:
+        """F: friction rows inside joints (step/rows/joint_friction.py)."""
+        return int(self.friction_loss.size)
 
     @property
     def has_restitution(self) -> bool:
@@ -187,6 +195,7 @@ class SymbolicModel:
             gap_joint=_gap_owner(system, force_law=False),
             compliant_joint=_gap_owner(system, force_law=True),
             compliant_force=compliant,
+            **_joint_friction(system, b.states, q, v),
             report=report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
@@ -240,6 +249,29 @@ def _coefficients(system: System) -> dict[str, Any]:
     names = ("mu", "mu_static", "restitution")
     laws = tuple(j.contact for j in system.hard_joints for _ in range(j.n_gap))
     return {**dict(zip(names, hard_coefficients(system), strict=True)), "gap_laws": laws}
+
+
+def _joint_friction(system: System, states: dict, q: Any, v: Any) -> dict[str, Any]:
+    """The SymbolicModel fields of the friction rows inside joints (Joint.friction_rates)."""
+    rates: list = []
+    losses: list[float] = []
+    owners: list[int] = []
+    for i, joint in enumerate(system.joints):
+        r, loss = joint.friction_rates(states), list(joint.friction_losses)
+        if len(r) != len(loss):
+            raise InputError(
+                f"joint {joint.name!r}: friction_rates must give one rate per friction loss "
+                f"({len(loss)}), got {len(r)}"
+            )
+        rates += r
+        losses += loss
+        owners += [i] * len(r)
+    J = ca.jacobian(ca.vertcat(*rates), v) if rates else ca.SX(0, v.shape[0])
+    return {
+        "joint_friction": ca.Function("joint_friction", [q], [J]),
+        "friction_loss": np.array(losses, dtype=float),
+        "friction_joint": np.array(owners, dtype=int),
+    }
 
 
 def _flexible_fields(

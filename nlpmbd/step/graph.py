@@ -22,7 +22,7 @@ from .impacts import impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, named_function
 from .nlp_layout import nlp_layouts
-from .rows import compliant
+from .rows import compliant, joint_friction
 
 
 @dataclass(frozen=True)
@@ -233,6 +233,10 @@ def build_graph(
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(kernel, T, friction, f)
+    if m.n_friction:  # friction inside joints (step/rows/joint_friction.py)
+        part = joint_friction.share(kernel.kick, T.use_curv)
+        cost, resisting = joint_friction.nlp_terms(m, T.qm, T.v, T.c, T.h, friction.creep, part)
+        f, fr_gen = f + cost, fr_gen + resisting
     g, lbg, ubg = _rows(T, m, mpcc, sigma)
     lam_g = ca.SX.sym("lam_g", g.shape[0])
     h = ca.SX.sym("h")

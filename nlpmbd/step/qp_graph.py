@@ -47,6 +47,8 @@ from .qp_objective import Objective
 from .qp_rounds import fixed_point
 from .quiet import silent_stdout
 from .rows.compliant import QPSlacks
+from .rows.joint_friction import JointFrictionQP
+from .rows.joint_friction import share as joint_share
 from .verlet import two_stage
 
 #: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
@@ -211,7 +213,14 @@ class _Rows:
 
 
 def _solve(
-    k: StepKernel, solver: tuple, rows: _Rows, obj: Objective, fr: Any, bound: Any, hint: dict
+    k: StepKernel,
+    solver: tuple,
+    rows: _Rows,
+    obj: Objective,
+    fr: Any,
+    bound: Any,
+    hint: dict,
+    jf: JointFrictionQP | None = None,
 ) -> tuple[dict, dict, QPSlacks, Any]:
     """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
     the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
@@ -219,27 +228,34 @@ def _solve(
     slacks; the solves made. `hint`: the active set to try first (step/qp_warm.py)."""
     nv, h, (plugin, friction) = k.model.n_v, obj.h, solver
     nw = fr.nw if fr is not None else 0
+    nj = jf.nw if jf is not None else 0
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
     qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
     if fr is not None:
         qp = fr.extend(qp, h, bound, obj)
+    n_fr = qp["A"].shape[0] - rows.n_contact  # the contacts' friction rows
+    if jf is not None:  # friction inside joints (step/rows/joint_friction.py)
+        qp = jf.extend(qp, h)
     soft = QPSlacks(k, h, qp["A"].shape[0], k.model.n_eq)
     qp = soft.extend(qp)  # the compliant rows' slacks
-    qp["A"] = obj.unscale(qp["A"], nw + soft.n)  # the friction rows too
+    qp["A"] = obj.unscale(qp["A"], nw + nj + soft.n)  # the friction rows too
     H, A = qp["H"], qp["A"]
-    solve = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw > 0)
+    solve = qp_solver("step_qp", plugin, H.sparsity(), A.sparsity(), friction=nw + nj > 0)
     # qrqp starts from the active set that lam_x0 marks: no slip (p = n = 0), a regular KKT
     # matrix at once where no ideal joint fixes a slip direction already
     start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
-    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(soft.n))
+    lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(nj + soft.n))
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
     args.update(ubx=qp["ubx"], lam_x0=lam_x0)
-    if qp_warm.applies(k.model, fr, rows):
+    if jf is None and qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
         sol = {**solve.call(args), "solves": 1}
-    x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
-    y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
+    unknowns = Layout([("u", nv), ("friction", nw), ("joint_friction", nj), ("soft", soft.n)])
+    x = unknowns.split(sol["x"])
+    n_jf = jf.n if jf is not None else 0
+    blocks = [("contact", rows.n_contact), ("friction", n_fr), ("joint_friction", n_jf)]
+    y_rows = Layout(blocks)
     y = {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}
     return x, y, soft, sol["solves"]
 
@@ -264,7 +280,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         mu = k.friction_coefficient(ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
-    x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
+    jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.n_friction else None
+    x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
     phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]
     f = Forces(rows, mult, v_new)
@@ -272,6 +289,9 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(x["friction"]) / h
         fric, generalised, within = fr.forces(y["friction"], bound, bias, v_new, h)
+    if jf is not None:
+        _, joint_generalised, joint_within = jf.forces(y["joint_friction"], x["joint_friction"], h)
+        generalised, within = generalised + joint_generalised, within * joint_within
     K = obj.residual(v_new)
     eom, comp, ok, eom_scale = checks(k, args, rows, phi, released, v_new, K, f, generalised)
     fdirs, tol = state, k.verification.eom * eom_scale  # fdirs: the next round's polygons

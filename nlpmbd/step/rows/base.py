@@ -64,8 +64,13 @@ class FrictionRow(ABC):
         sqrt(|u|^2 + eps^2), scaled like the Gauss objective c K^T M^-1 K (step/graph.py), and
         beta = g u / |u|_eps, the friction force on the moving body being -beta (3,), for the
         slip u = D_j v."""
-        norm = ca.sqrt(ca.dot(u, u) + creep**2)
-        return (2 * c / h) * g * (norm - creep), g * u / norm
+        return tresca_term(c, h, g, u, creep)
+
+
+def tresca_term(c: Any, h: Any, g: Any, u: Any, creep: float) -> tuple[Any, Any]:
+    """(cost, beta) of FrictionRow.nlp_term for a rate u of any length (rows/joint_friction.py)."""
+    norm = ca.sqrt(ca.dot(u, u) + creep**2)
+    return (2 * c / h) * g * (norm - creep), g * u / norm
 
 
 #: law type -> (its gaps' normal row, its gaps' friction row), each made from the law

@@ -1,0 +1,90 @@
+"""Friction inside ideal joints: a Tresca row on a joint's free motion (Joint.friction_rates),
+the NLP form and the QP form side by side.
+
+Row k resists the rate u_k = J_k v (rad/s or m/s: the child's spin about a revolute's axis, or
+its slide along a prismatic's, relative to the parent) with the constant bound g_k
+(Joint.friction_losses: a breakaway torque, N m, or force, N). The step's Tresca term h g_k |u_k|
+makes the row's force tau_k (N m or N, on the child; -tau_k on the parent) satisfy
+|tau_k| <= g_k, and tau_k = -g_k u_k / |u_k| while it slides.
+
+- QP (step/qp_graph.py): split variables p_k, n_k >= 0 with the row J_k v - p_k + n_k = 0 and
+  the cost h g_k (p_k + n_k): exact, so a joint below its breakaway load does not move at all
+  (true stick). tau_k = -y_k, y_k the row's multiplier over h; the split variables carry the
+  small curvature W_REG m_min of the contacts' (step/qp_friction.py).
+- NLP (step/graph.py): the smoothed Tresca term of FrictionRow.nlp_term, with the creep
+  speed eps of the Friction settings: a sticking joint creeps at < eps.
+
+Under the second-order scheme (step/verlet.py) the position stage, over h with half the smooth
+forces' impulse, takes half the bound (`share`), and the velocity stage, over h/2, all of it:
+the two stages' friction impulses then add up to at most h g_k, as a slide's does exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+from .base import tresca_term
+
+#: Curvature of the split variables relative to the lightest body's mass (as the contacts').
+W_REG = 1e-10
+#: Slack of the |tau_k| <= g_k check relative to the largest bound (or 1).
+SLACK = 1e-6
+
+
+class JointFrictionQP:
+    """The QP's block of the friction rows inside joints (module docstring): F rows, 2F split
+    variables after every other friction variable."""
+
+    def __init__(self, m: Any, q: Any, share: Any) -> None:
+        self.J = m.joint_friction(q)  # (F, nv)
+        self.g = share * ca.DM(m.friction_loss)
+        self.n, self.nw = m.n_friction, 2 * m.n_friction
+        self.weight = W_REG * float(np.min(m.masses))
+
+    def extend(self, qp: dict, h: Any) -> dict:
+        """The QP's H, g, A, lba, uba, lbx, ubx with the block: columns for the split
+        variables (cost h g per unit, >= 0), then the rows J v - p + n = 0."""
+        n, nw = self.n, self.nw
+        rows, cols = qp["A"].shape
+        nv = self.J.shape[1]
+        split = ca.DM(np.kron(np.eye(n), [[-1.0, 1.0]]))
+        A_rows = ca.horzcat(self.J, ca.DM(n, cols - nv), split)
+        return {
+            "H": ca.diagcat(qp["H"], self.weight * ca.DM.eye(nw)),
+            "g": ca.vertcat(qp["g"], ca.kron(h * self.g, ca.DM.ones(2))),
+            "A": ca.vertcat(ca.horzcat(qp["A"], ca.DM(rows, nw)), A_rows),
+            "lba": ca.vertcat(qp["lba"], ca.DM.zeros(n)),
+            "uba": ca.vertcat(qp["uba"], ca.DM.zeros(n)),
+            "lbx": ca.vertcat(qp["lbx"], ca.DM.zeros(nw)),
+            "ubx": ca.vertcat(qp["ubx"], ca.inf * ca.DM.ones(nw)),
+        }
+
+    def forces(self, y: Any, split: Any, h: Any) -> tuple[Any, Any, Any]:
+        """From the rows' multipliers over h: the torques or forces tau (F,), their generalised
+        force J^T tau, and 1 if every |tau_k| <= g_k (up to the split variables' bias)."""
+        tau = -y
+        bias = self.weight * ca.mmax(ca.vertcat(0, split)) / h
+        margin = bias + SLACK * ca.fmax(1.0, ca.mmax(self.g))
+        within = ca.mmax(ca.fabs(tau) - self.g) <= margin
+        return tau, self.J.T @ tau, within
+
+
+def share(kick: float, use: Any) -> Any:
+    """The share of the bound in a solve (module docstring): `kick` (StepKernel.kick) in a
+    position stage or a first-order step, 1 in a velocity stage (`use` -1)."""
+    return ca.if_else(use < 0, 1.0, kick)
+
+
+def nlp_terms(m: Any, q: Any, v: Any, c: Any, h: Any, creep: float, part: Any) -> tuple[Any, Any]:
+    """(cost, generalised resistance J^T beta) of the friction rows in the NLP: per row the
+    Tresca term (rows/base.py) of u_k = J_k v under `part` g_k; the rows' forces are -beta."""
+    J, g = m.joint_friction(q), m.friction_loss
+    cost, generalised = 0, ca.SX.zeros(m.n_v, 1)
+    for k in range(m.n_friction):
+        term, beta = tresca_term(c, h, part * float(g[k]), J[k, :] @ v, creep)
+        cost = cost + term
+        generalised = generalised + J[k, :].T @ beta
+    return cost, generalised
