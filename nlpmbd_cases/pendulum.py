@@ -103,14 +103,25 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         "restitution", 0.5, "Newton's coefficient of restitution at the stops", float, 0.0, 1.0
     ),
+    Parameter(
+        "frictionloss",
+        0.0,
+        "constant friction torque of the ideal pin (breakaway and sliding)",
+        float,
+        low=0.0,
+        unit="N m",
+    ),
 )
 
 #: Parameters of the clearance joint: only with joint=clearance
 _CLEARANCE_ONLY = ("clearance", "axial_play", "pin_radius", "pin_length", "mu")
 #: Parameters of the backlash joint: only with joint=backlash
 _BACKLASH_ONLY = ("backlash", "restitution")
+_IDEAL_ONLY = ("frictionloss",)
 PARAMETERS = tuple(
-    replace(p, applies={"joint": ("clearance",)})
+    replace(p, applies={"joint": ("ideal",)})
+    if p.name in _IDEAL_ONLY
+    else replace(p, applies={"joint": ("clearance",)})
     if p.name in _CLEARANCE_ONLY
     else replace(p, applies={"joint": ("backlash",)})
     if p.name in _BACKLASH_ONLY
@@ -133,7 +144,10 @@ def build(params: Mapping[str, Any]) -> System:
         )
     )
     if params["joint"] == "ideal":
-        system.add_joint(RevoluteJoint("pin", GROUND, body, point=(0, 0, 0), axis=(0, 0, 1)))
+        loss = params["frictionloss"]
+        system.add_joint(
+            RevoluteJoint("pin", GROUND, body, (0, 0, 0), (0, 0, 1), frictionloss=loss)
+        )
     elif params["joint"] == "backlash":
         law = HardContact(restitution=params["restitution"])
         system.add_joint(

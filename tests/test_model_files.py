@@ -101,10 +101,10 @@ STRIP = (
 P0, Z = "center = [0.0, 0.0, 0.0]", "axis = [0.0, 0.0, 1.0]"
 RADII = "length = 0.05\nhole_radius = 0.0101\npin_radius = 0.01"
 JOINT_KEYS = {
-    "revolute": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\n' + Z,
+    "revolute": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\nfrictionloss = 0.01\n' + Z,
     "spherical": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]',
     "cylindrical": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\n' + Z,
-    "prismatic": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\n' + Z,
+    "prismatic": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\nfrictionloss = 0.5\n' + Z,
     "planar_revolute": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\n' + Z,
     "planar_prismatic": 'parent = "GROUND"\nchild = "a"\npoint = [0, 0, 0]\naxis = [1, 0, 0]\n'
     "normal = [0, 0, 1]",

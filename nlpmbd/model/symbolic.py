@@ -1,9 +1,8 @@
 """Symbolic ingredients of the equations of motion (docs/FORMULATION.md sections 2-3).
 
 `SymbolicModel.build(system)` traces the system once with CasADi SX symbols: mass matrix,
-gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD).
-It is called once per simulation, by the run (run/run.py); the step layer builds its graphs
-from it (step/kernel.py).
+gyroscopic and applied terms, gaps, equalities and their velocity-space Jacobians (all by AD),
+once per simulation (run/run.py); the step layer builds its graphs from it (step/kernel.py).
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import casadi as ca
 import numpy as np
 
 from ..errors import InputError
+from . import symbolic_parts as parts
 from .bodies import GROUND, RigidBody
 from .contact_terms import (
     compliant_function,
@@ -25,10 +25,11 @@ from .contact_terms import (
 )
 from .flexible_terms import NodeTerms
 from .forces import Force, Torque
+from .joint_friction import JointFrictionTerms, joint_friction_terms
 from .mass import mass_inverse, mass_matrix
 from .pose import BodyState, Pose, Poses
 from .rotation import g_matrix, rotation_matrix
-from .symbolic_parts import curvature_function, joint_force_function, node_map, report_function
+from .symbolic_parts import curvature_function
 from .system import System
 
 
@@ -81,9 +82,7 @@ class SymbolicModel:
     report: ca.Function  # (q, v, t, lam, lam_eq) -> everything recorded per time point
     node_contact: np.ndarray  # (K, M) +1 where gap j's force acts on node k (its moving body)
     node_compliant: np.ndarray  # (K, C) the same for the compliant contacts
-    joint_friction: ca.Function  # (q) -> (F, 6N): the rates the joints' friction rows resist
-    friction_loss: np.ndarray  # (F,) their constant bounds (N m or N: Joint.friction_losses)
-    friction_joint: np.ndarray  # (F,) index in system.joints of each row's joint
+    joint_friction: JointFrictionTerms  # friction rows inside joints (model/joint_friction.py)
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -130,11 +129,6 @@ class SymbolicModel:
         return bool(np.any(self.soft))
 
     @property
-    def n_friction(self) -> int:
-        """F: friction rows inside joints (step/rows/joint_friction.py)."""
-        return int(self.friction_loss.size)
-
-    @property
     def has_restitution(self) -> bool:
         return bool(np.any(self.restitution > 0))
 
@@ -155,10 +149,8 @@ class SymbolicModel:
         compliant, n_compliant = compliant_function(
             system, coords, q, v, t, poses=pose_map, states=b.states
         )
-        normals, points = (
-            ca.horzcat(*[f[i] for f in frames]) if frames else ca.SX(3, 0) for i in (0, 1)
-        )
-        joint_force = joint_force_function(system, coords, q, t, Phi, Phi_eq)
+        normals, points = parts.frame_columns(frames)
+        joint_force = parts.joint_force_function(system, coords, q, t, Phi, Phi_eq)
         Q, S, kinetic, potential, M, M_inv, *flexible = _assembled(system, b, nodes, coords)
         return SymbolicModel(
             n_bodies=N,
@@ -195,8 +187,8 @@ class SymbolicModel:
             gap_joint=_gap_owner(system, force_law=False),
             compliant_joint=_gap_owner(system, force_law=True),
             compliant_force=compliant,
-            **_joint_friction(system, b.states, q, v),
-            report=report_function(
+            joint_friction=joint_friction_terms(system, b.states, q, v),
+            report=parts.report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),
         )
@@ -251,29 +243,6 @@ def _coefficients(system: System) -> dict[str, Any]:
     return {**dict(zip(names, hard_coefficients(system), strict=True)), "gap_laws": laws}
 
 
-def _joint_friction(system: System, states: dict, q: Any, v: Any) -> dict[str, Any]:
-    """The SymbolicModel fields of the friction rows inside joints (Joint.friction_rates)."""
-    rates: list = []
-    losses: list[float] = []
-    owners: list[int] = []
-    for i, joint in enumerate(system.joints):
-        r, loss = joint.friction_rates(states), list(joint.friction_losses)
-        if len(r) != len(loss):
-            raise InputError(
-                f"joint {joint.name!r}: friction_rates must give one rate per friction loss "
-                f"({len(loss)}), got {len(r)}"
-            )
-        rates += r
-        losses += loss
-        owners += [i] * len(r)
-    J = ca.jacobian(ca.vertcat(*rates), v) if rates else ca.SX(0, v.shape[0])
-    return {
-        "joint_friction": ca.Function("joint_friction", [q], [J]),
-        "friction_loss": np.array(losses, dtype=float),
-        "friction_joint": np.array(owners, dtype=int),
-    }
-
-
 def _flexible_fields(
     system: System, coords: Any, q: Any, K_s: Any, C: Any, u: Any
 ) -> dict[str, Any]:
@@ -283,8 +252,8 @@ def _flexible_fields(
         "stiffness": K_s,
         "damping": C,
         "deformation": ca.Function("deformation", [q], [u]),
-        "node_contact": node_map(system, coords, False),
-        "node_compliant": node_map(system, coords, True),
+        "node_contact": parts.node_map(system, coords, False),
+        "node_compliant": parts.node_map(system, coords, True),
     }
 
 

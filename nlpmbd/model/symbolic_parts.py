@@ -103,3 +103,8 @@ def node_map(system: System, coords: Coordinates, force_law: bool) -> np.ndarray
                 column[coords.node_number(body)] = sign
         columns += [column] * joint.n_gap
     return np.array(columns).T.reshape(coords.n_nodes, len(columns))
+
+
+def frame_columns(frames: list) -> tuple[Any, Any]:
+    """(3, M) contact directions and (3, M) contact points of the hard gaps' frames."""
+    return tuple(ca.horzcat(*[f[i] for f in frames]) if frames else ca.SX(3, 0) for i in (0, 1))

@@ -94,7 +94,7 @@ def predictable(kernel: StepKernel, options: SimulationOptions) -> bool:
     flexible bodies, step/elastic.py)."""
     m = kernel.model
     plain = not (m.has_friction or m.has_restitution or m.n_compliant or m.flexible or m.has_soft)
-    plain = plain and not m.n_friction  # the NLP smooths joint friction, the QP does not
+    plain = plain and not m.joint_friction.n  # the NLP smooths joint friction, the QP does not
     implicit = options.scheme.formulation is Formulation.IMPLICIT
     return options.path.predictor and implicit and plain
 

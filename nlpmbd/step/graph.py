@@ -233,7 +233,7 @@ def build_graph(
     fr_force, fr_gen = ca.SX(3, m.n_gap), ca.SX.zeros(m.n_v, 1)
     if m.has_friction:
         f, fr_force, fr_gen = _friction(kernel, T, friction, f)
-    if m.n_friction:  # friction inside joints (step/rows/joint_friction.py)
+    if m.joint_friction.n:  # friction inside joints (step/rows/joint_friction.py)
         part = joint_friction.share(kernel.kick, T.use_curv)
         cost, resisting = joint_friction.nlp_terms(m, T.qm, T.v, T.c, T.h, friction.creep, part)
         f, fr_gen = f + cost, fr_gen + resisting

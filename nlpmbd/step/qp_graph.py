@@ -44,45 +44,18 @@ from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_objective import Objective
+from .qp_plugins import qp_solver
 from .qp_rounds import fixed_point
-from .quiet import silent_stdout
 from .rows.compliant import QPSlacks
 from .rows.joint_friction import JointFrictionQP
 from .rows.joint_friction import share as joint_share
 from .verlet import two_stage
 
-#: QP solver options per CasADi conic plugin: quiet, no exception on failure (checked below).
-QP_OPTIONS: dict[str, dict[str, Any]] = {
-    # a step QP has tens of variables: 100 iterations means cycling on a degenerate active set
-    "qrqp": {"print_iter": False, "print_header": False, "print_info": False, "max_iter": 100},
-    "qpoases": {"printLevel": "none"},
-    "daqp": {"daqp": {"primal_tol": 1e-12, "dual_tol": 1e-12}},  # default tolerances 1e-6
-    "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "polish": True}},
-}
 #: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
     "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled",
     "solves",
 )  # fmt: skip
-
-
-#: DAQP's options for QPs with friction: proximal-point iterations (eps_prox, kg). The friction
-#: split variables carry almost no curvature (W_REG), which DAQP's dual factorisation otherwise
-#: resolves to ~1e-6 relative (stick_slip: 13% of steps failed their checks). eta_prox ends
-#: them at the accuracy the checks demand: EoM residuals 4e-13 N on a sliding cube, where
-#: eps_prox 1e-7 leaves 3e-8 N and 1e-3 is 3x slower. Without friction they only cost accuracy
-#: (a damped spin, 1e4 steps: 2e-8 relative, 1e-12 without).
-DAQP_PROXIMAL = {"eps_prox": 1e-6, "eta_prox": 1e-14}
-
-
-def qp_solver(
-    name: str, plugin: str, h: ca.Sparsity, a: ca.Sparsity, friction: bool = False
-) -> ca.Function:
-    opts = {"error_on_fail": False, **QP_OPTIONS.get(plugin, {})}
-    if plugin == "daqp" and friction:
-        opts["daqp"] = {**opts["daqp"], **DAQP_PROXIMAL}
-    with silent_stdout():  # qpOASES prints a licence banner whatever printLevel says
-        return ca.conic(name, plugin, {"h": h, "a": a}, opts)
 
 
 def attempt_function(
@@ -280,7 +253,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         mu = k.friction_coefficient(ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
-    jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.n_friction else None
+    jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.joint_friction.n else None
     x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
     phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]

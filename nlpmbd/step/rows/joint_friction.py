@@ -39,9 +39,9 @@ class JointFrictionQP:
     variables after every other friction variable."""
 
     def __init__(self, m: Any, q: Any, share: Any) -> None:
-        self.J = m.joint_friction(q)  # (F, nv)
-        self.g = share * ca.DM(m.friction_loss)
-        self.n, self.nw = m.n_friction, 2 * m.n_friction
+        self.J = m.joint_friction.jacobian(q)  # (F, nv)
+        self.g = share * ca.DM(m.joint_friction.loss)
+        self.n, self.nw = m.joint_friction.n, 2 * m.joint_friction.n
         self.weight = W_REG * float(np.min(m.masses))
 
     def extend(self, qp: dict, h: Any) -> dict:
@@ -81,9 +81,9 @@ def share(kick: float, use: Any) -> Any:
 def nlp_terms(m: Any, q: Any, v: Any, c: Any, h: Any, creep: float, part: Any) -> tuple[Any, Any]:
     """(cost, generalised resistance J^T beta) of the friction rows in the NLP: per row the
     Tresca term (rows/base.py) of u_k = J_k v under `part` g_k; the rows' forces are -beta."""
-    J, g = m.joint_friction(q), m.friction_loss
+    J, g = m.joint_friction.jacobian(q), m.joint_friction.loss
     cost, generalised = 0, ca.SX.zeros(m.n_v, 1)
-    for k in range(m.n_friction):
+    for k in range(m.joint_friction.n):
         term, beta = tresca_term(c, h, part * float(g[k]), J[k, :] @ v, creep)
         cost = cost + term
         generalised = generalised + J[k, :].T @ beta
