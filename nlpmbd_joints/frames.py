@@ -72,6 +72,23 @@ def checked_loss(name: str, value: object) -> float:
     return finite_scalar(f"{name}.frictionloss", value, low=0.0)
 
 
+class Breakaway:
+    """Mixin of a joint with one friction row of constant bound `frictionloss` on its free
+    motion, whose rate `_friction_rate` gives (Joint.friction_rates)."""
+
+    frictionloss: float
+
+    def _friction_rate(self, states: dict) -> ca.SX:
+        raise NotImplementedError
+
+    @property
+    def friction_losses(self) -> tuple[float, ...]:
+        return (self.frictionloss,) if self.frictionloss > 0 else ()
+
+    def friction_rates(self, states: dict) -> list[ca.SX]:
+        return [self._friction_rate(states)] if self.frictionloss > 0 else []
+
+
 class FramedJoint(IdealJoint):
     """A joint whose geometry is one AxisFrame, `self.frame`.
 

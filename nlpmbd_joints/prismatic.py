@@ -8,10 +8,10 @@ from numpy.typing import ArrayLike
 from nlpmbd.model.bodies import Body
 
 from .cylindrical import CylindricalJoint
-from .frames import checked_loss
+from .frames import Breakaway, checked_loss
 
 
-class PrismaticJoint(CylindricalJoint):
+class PrismaticJoint(Breakaway, CylindricalJoint):
     """Slider: translation along a common axis only.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0. The four cylindrical
@@ -38,12 +38,8 @@ class PrismaticJoint(CylindricalJoint):
         super().__init__(name, parent, child, point, axis)
         self.frictionloss = checked_loss(name, frictionloss)
 
-    @property
-    def friction_losses(self):
-        return (self.frictionloss,) if self.frictionloss > 0 else ()
-
-    def friction_rates(self, states):
-        return [self._relative_slide(states)] if self.frictionloss > 0 else []
+    def _friction_rate(self, states):
+        return self._relative_slide(states)
 
     @property
     def eq_labels(self):

@@ -7,10 +7,10 @@ from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body
 
-from .frames import AxisJoint, checked_loss
+from .frames import AxisJoint, Breakaway, checked_loss
 
 
-class RevoluteJoint(AxisJoint):
+class RevoluteJoint(Breakaway, AxisJoint):
     """Pin joint: a common point and a common axis, one rotational freedom about the axis.
 
     Geometry: `point` and unit `axis` in global coordinates at t = 0 (m, dimensionless).
@@ -38,12 +38,8 @@ class RevoluteJoint(AxisJoint):
         super().__init__(name, parent, child, point, axis)
         self.frictionloss = checked_loss(name, frictionloss)
 
-    @property
-    def friction_losses(self):
-        return (self.frictionloss,) if self.frictionloss > 0 else ()
-
-    def friction_rates(self, states):
-        return [self._relative_spin(states)] if self.frictionloss > 0 else []
+    def _friction_rate(self, states):
+        return self._relative_spin(states)
 
     @property
     def eq_labels(self):
