@@ -1,0 +1,164 @@
+"""Impact laws (issue 32): a planar rod whose lower end hits a rough ground, under Newton's
+(kinematic), Poisson's (kinetic) and the energetic (Stronge) law, against the minimal-
+coordinate references of references/ref_rod_impact.py: Stronge's process in the normal impulse
+(solve_ivp with events) for Poisson's and the energetic law, the one-impulse closed form for
+nlpmbd's Newton law (the velocity-level row, Coulomb's law at the impulse's end).
+
+Three configurations (rod 1 kg, 1 m): the slip keeps its direction (the three laws agree), it
+stops and sticks, it stops and reverses; in the last Newton's law adds energy (in both forms)
+and the energetic law does not."""
+
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+import pytest
+
+from nlpmbd import HardContact, RigidBody, SimulationOptions, System, simulate
+from nlpmbd.errors import InputError
+from nlpmbd.step.impact_process import Process
+from nlpmbd.step.rows.impact import LAWS as KINDS
+from nlpmbd_joints import PlaneContact
+from references.ref_rod_impact import LAWS, Rod, energy_change, impact, newton_at_end
+
+#: name -> (angle from the ground (rad), mu, (x', y', theta') before the impact, e)
+CONFIGS = {
+    "slides": (0.3, 0.3, (1.0, -1.0, 0.0), 0.8),
+    "sticks": (0.9, 0.6, (1.0, -1.0, 0.0), 0.8),
+    "reverses": (1.0, 0.4, (0.0, -1.0, 2.0), 0.9),
+}
+
+
+class Ground(PlaneContact):
+    """The ground y = 0 under points of a body moving in the x-y plane: planar slip."""
+
+    def slip_planes(self, poses):
+        return [ca.DM([0.0, 0.0, 1.0])] * len(self.points)
+
+
+def rod_system(theta, mu, u0, e, law, gravity=0.0, lift=1e-9, solver="qp"):
+    system = System(gravity=(0, -gravity, 0))
+    body = RigidBody(
+        "rod",
+        1.0,
+        (1e-3, 1 / 12, 1 / 12),
+        position=(0, 0.5 * np.sin(theta) + lift, 0),
+        orientation=(np.cos(theta / 2), 0, 0, np.sin(theta / 2)),
+        velocity=(u0[0], u0[1], 0),
+        angular_velocity=(0, 0, u0[2]),
+    )
+    rod = system.add_body(body)
+    law_ = HardContact(restitution=e, mu=mu, impact=law)
+    system.add_joint(Ground("floor", rod, [(-0.5, 0, 0)], contact=law_))
+    return system
+
+
+def planar(v: np.ndarray) -> np.ndarray:
+    return np.array([v[0], v[1], v[5]])
+
+
+def engine_impact(theta, mu, u0, e, law):
+    """The rod's (x', y', theta') after one step of 1 ms from touching the ground."""
+    h = 1e-3
+    r = simulate(rod_system(theta, mu, u0, e, law), SimulationOptions(t_end=h, h_min=h, h_max=h))
+    return planar(r.v[1])
+
+
+def test_the_closed_form_process_against_the_integrated_one():
+    """The engine's closed form (step/impact_process.py) on the rod's Delassus block in minimal
+    coordinates, against the reference's solve_ivp, over angles, friction and slips: the slip
+    keeping its direction, sticking and reversing, in compression or restitution. The
+    energetic law never adds energy; Newton's end condition on the same process does."""
+    gains = 0
+    for theta in (0.3, 0.7, 1.0, 1.3):
+        for mu in (0.1, 0.4, 0.8):
+            for u0 in ((1.0, -1.0, 0.0), (0.0, -1.0, 2.0), (-0.5, -1.0, 4.0)):
+                rod, u0_ = Rod(1.0, 1.0, theta, mu), np.array(u0)
+                Jx, Jy = rod.rows()
+                J = np.vstack([-Jy, Jx])  # approach speed c, slip s
+                Minv = np.diag([1.0, 1.0, 1 / rod.inertia])
+                W = J @ Minv @ J.T
+                c0, s0 = J @ u0_
+                process = Process(c0, s0, (W[0, 0], W[0, 1], W[1, 1]), mu)
+                for law in LAWS:
+                    p = float(KINDS[law](0.9).end(process))
+                    P = np.array([p, float(process.tangential(p))])
+                    u = u0_ - Minv @ J.T @ P
+                    assert u == pytest.approx(impact(rod, u0_, 0.9, law), abs=1e-9)
+                    if law == "energetic":
+                        assert rod.energy(u) < rod.energy(u0_)
+                    gains += law == "newton" and rod.energy(u) > rod.energy(u0_)
+    assert gains >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CONFIGS)
+def test_energy_change_per_law_against_the_references(name):
+    theta, mu, u0, e = CONFIGS[name]
+    u0 = np.array(u0)
+    rod = Rod(1.0, 1.0, theta, mu)
+    changes = {}
+    for law in LAWS:
+        u = engine_impact(theta, mu, u0, e, law)
+        ref = newton_at_end(rod, u0, e) if law == "newton" else impact(rod, u0, e, law)
+        assert u == pytest.approx(ref, abs=1e-6)  # the gap's 1e-9 m lift: 1e-6 m/s in a step
+        changes[law] = rod.energy(u) - rod.energy(u0)
+        assert changes[law] == pytest.approx(rod.energy(ref) - rod.energy(u0), abs=1e-6)
+    if name == "slides":  # one slip direction throughout: the three laws are one
+        assert changes["newton"] == pytest.approx(changes["energetic"], abs=1e-6)
+        assert changes["poisson"] == pytest.approx(changes["energetic"], abs=1e-6)
+        assert energy_change(rod, u0, e, "newton") == pytest.approx(changes["newton"], abs=1e-9)
+    else:  # the slip stops: the laws part
+        assert abs(changes["poisson"] - changes["energetic"]) > 0.01
+    if name == "reverses":  # Newton's law adds energy, in both forms; the energetic law never
+        assert changes["newton"] > 0.09 and energy_change(rod, u0, e, "newton") > 0.02
+        assert changes["energetic"] < -0.2
+    assert changes["energetic"] < 0 and changes["poisson"] < 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("law", ["poisson", "energetic"])
+def test_a_dropped_rod_bounces_by_its_law(law):
+    """Released 0.1 m above the ground, spinning, under gravity: the step of the impact leaves
+    the rod at the reference's velocities from the step's start plus gravity's kick (the gap
+    rows stay inactive as the end separates), up to the engine's contact point, the end's foot
+    on the ground, still up to h |y'| = 1e-4 m below the end at the step's start (1e-4 of the
+    velocities)."""
+    theta, mu, e, h, g = 1.0, 0.4, 0.9, 1e-4, 9.81
+    system = rod_system(theta, mu, (0.0, 0.0, 2.0), e, law, gravity=g, lift=0.1)
+    r = simulate(system, SimulationOptions(t_end=0.15, h_min=h, h_max=h))
+    k = int(np.argmax(r.lam[:, 0]))
+    assert r.lam[k, 0] > 1e3 and abs(r.lam[k - 1, 0]) < 1e-6  # one impact step
+    before, after = planar(r.v[k - 1]), planar(r.v[k]) - np.array([0, -g * h, 0])
+    p0, p3 = r.q[k - 1, 3], r.q[k - 1, 6]  # Euler parameters: a rotation about z
+    rod = Rod(1.0, 1.0, 2 * np.arctan2(p3, p0), mu)  # at the step's start
+    ref = impact(rod, before, e, law)
+    assert after == pytest.approx(ref, abs=3e-4)
+    assert rod.energy(after) - rod.energy(before) == pytest.approx(
+        rod.energy(ref) - rod.energy(before), rel=1e-3
+    )
+    assert r.meta["warnings"] == []
+
+
+def test_the_impact_law_is_checked():
+    with pytest.raises(InputError, match=r"contact.impact must be one of newton, poisson"):
+        HardContact(restitution=0.5, impact="stronge")
+    assert HardContact().impact == "newton"
+
+
+@pytest.mark.slow
+def test_the_nlp_path_refuses_a_process_law():
+    system = rod_system(1.0, 0.4, (0.0, -1.0, 2.0), 0.9, "poisson")
+    options = SimulationOptions(t_end=1e-3, h_min=1e-3, h_max=1e-3, solver="nlp")
+    with pytest.raises(InputError, match=r"contact.impact 'poisson' needs the QP path"):
+        simulate(system, options)
+
+
+@pytest.mark.slow
+def test_a_spatial_contact_with_friction_is_refused():
+    system = System(gravity=(0, -9.81, 0))
+    ball = system.add_body(RigidBody("ball", 1.0, (1e-3,) * 3, position=(0, 0.1, 0)))
+    law = HardContact(restitution=0.5, mu=0.3, impact="energetic")
+    system.add_joint(PlaneContact("floor", ball, [(0, -0.1, 0)], contact=law))
+    with pytest.raises(InputError, match=r"'energetic' with friction needs contacts that slip"):
+        simulate(system, SimulationOptions(t_end=1e-3, h_min=1e-3, h_max=1e-3))
