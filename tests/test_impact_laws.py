@@ -14,11 +14,11 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from nlpmbd import HardContact, RigidBody, SimulationOptions, System, simulate
+from nlpmbd import GROUND, HardContact, RigidBody, SimulationOptions, System, simulate
 from nlpmbd.errors import InputError
 from nlpmbd.step.impact_process import Process
 from nlpmbd.step.rows.impact import LAWS as KINDS
-from nlpmbd_joints import PlaneContact
+from nlpmbd_joints import PlaneContact, RevoluteJoint
 from references.ref_rod_impact import LAWS, Rod, energy_change, impact, newton_at_end
 
 #: name -> (angle from the ground (rad), mu, (x', y', theta') before the impact, e)
@@ -138,6 +138,42 @@ def test_a_dropped_rod_bounces_by_its_law(law):
         rod.energy(ref) - rod.energy(before), rel=1e-3
     )
     assert r.meta["warnings"] == []
+
+
+@pytest.mark.slow
+def test_without_friction_the_laws_agree_through_a_joint():
+    """A rod on a pin at (0, 0.8) m, spun at 6 rad/s without gravity, its end striking the
+    ground (1 m from the pin) on one side and then, over the top, on the other; no friction.
+    For one contact the three laws are one: each impact leaves the rod with e times its
+    angular speed (closed form), and Poisson's and the energetic law, whose impulses come from
+    the contact's Delassus block with the pin's equalities eliminated, give the same motion.
+    They apply the process from the step's start velocity and the pin turns the velocity by
+    w h over the step (Newton's row holds the step's end speed instead): 3e-3 at h = 5e-4 s,
+    where Newton's row, on the start's Phi_v, is 4e-4 off."""
+
+    def swing(law):
+        system = System(gravity=(0, 0, 0))
+        c, s = np.cos(0.2), np.sin(0.2)  # 0.2 rad below the horizontal
+        body = RigidBody(
+            "rod", 1.0, (1e-3, 1 / 12, 1 / 12), position=(0.5 * c, 0.8 - 0.5 * s, 0),
+            orientation=(np.cos(0.1), 0, 0, -np.sin(0.1)), angular_velocity=(0, 0, -6),
+            velocity=(-3 * s, -3 * c, 0),  # about the pin
+        )  # fmt: skip
+        rod = system.add_body(body)
+        system.add_joint(RevoluteJoint("pin", GROUND, rod, point=(0, 0.8, 0), axis=(0, 0, 1)))
+        law_ = HardContact(restitution=0.7, impact=law)
+        system.add_joint(Ground("floor", rod, [(0.5, 0, 0)], contact=law_))
+        h = 5e-4
+        return simulate(system, SimulationOptions(t_end=1.5, h_min=h, h_max=h))
+
+    runs = {law: swing(law) for law in LAWS}
+    for r in runs.values():
+        hits = np.flatnonzero(r.lam[:, 0] > 100)
+        assert hits.size == 2  # an impact on each side
+        w = np.abs(r.v[:, 5])
+        for k in hits:
+            assert w[k] / w[k - 1] == pytest.approx(0.7, rel=3e-3)
+    assert runs["poisson"].v == pytest.approx(runs["energetic"].v, abs=1e-9)
 
 
 def test_the_impact_law_is_checked():

@@ -52,7 +52,10 @@ class Process:
         r = -nt / ca.fmax(tt, 1e-300)
         sticks = ca.fabs(r) <= mu
         back = -_sign(nt)
-        self.a2 = ca.if_else(sticks, nn + r * nt, nn + mu * back * nt)
+        a2 = ca.if_else(sticks, nn + r * nt, nn + mu * back * nt)
+        #: sticking does not move c (W of rank 1: one freedom, or ideal joints fixing the slip)
+        self.locked = a2 <= 1e-9 * nn
+        self.a2 = ca.fmax(a2, 1e-9 * nn)
         self.rho2 = ca.if_else(sticks, r, mu * back)
         #: Painleve's jam: the normal speed grows while the slip never stops
         self.jams = moving * (1 - stops) * (self.a1 <= 0)
@@ -94,7 +97,7 @@ class Process:
 
 def delassus(M_inv: Any, J: Any, G: Any) -> Any:
     """W = J A J^T with A the inverse mass M_inv restricted to the velocities the equalities'
-    Jacobian G leaves free (dependent rows: a 1e-12 relative regularisation)."""
+    Jacobian G leaves free (dependent rows: a 1e-12 relative regularisation); SX (ldl)."""
     AJ = M_inv @ J.T
     if G.shape[0]:
         S = G @ M_inv @ G.T
@@ -102,6 +105,27 @@ def delassus(M_inv: Any, J: Any, G: Any) -> Any:
         D, Lt, perm = ca.ldl(S + eps * ca.DM.eye(G.shape[0]))  # as step/qp_warm.py: codegen
         AJ = AJ - M_inv @ G.T @ ca.ldl_solve(G @ AJ, D, Lt, perm)
     return J @ AJ
+
+
+def contact_blocks(m: Any, process: list[int]) -> ca.Function:
+    """(q, t) -> J (2K, 6N): the rows [Phi_v,j; t_j] of the K contacts `process` (t_j: the
+    tangent of the slip plane, step/qp_friction.py; 0 without friction), W (2K, 2): their
+    Delassus blocks, and T (3, K): their tangents."""
+    q, t = ca.SX.sym("q", m.n_q), ca.SX.sym("t")
+    Phi_v, D, planes, (d, _) = m.Phi_v(q), m.slip(q), m.slip_plane(q), m.contact(q)
+    G, M_inv = m.Phi_eq_v(q, t), ca.DM(m.M_inv)
+    rows, blocks, tangents = [], [], []
+    for j in process:
+        T = ca.SX.zeros(3)
+        if m.mu[j] > 0:
+            t1 = ca.cross(planes[:, j], d[:, j])
+            T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
+        J = ca.vertcat(Phi_v[j, :], T.T @ D[3 * j : 3 * j + 3, :])
+        rows.append(J)
+        blocks.append(delassus(M_inv, J, G))
+        tangents.append(T)
+    out = [ca.vertcat(*rows), ca.vertcat(*blocks), ca.horzcat(*tangents)]
+    return ca.Function("impact_blocks", [q, t], out, ["q", "t"], ["J", "W", "T"])
 
 
 class Impulses:
@@ -118,26 +142,21 @@ class Impulses:
         if not laws.process:
             return
         t, q, v, h = (args[k] for k in ("t", "q", "v", "h"))
-        Phi_v, D = m.Phi_v(q), m.slip(q)
-        planes, (d, _) = m.slip_plane(q), m.contact(q)
-        G, M_inv = m.Phi_eq_v(q, t), ca.DM(m.M_inv)
+        blocks = contact_blocks(m, laws.process)(q=q, t=t)
         force = ca.MX.zeros(m.n_v)
         normal, friction = [ca.MX(0)] * m.n_gap, [ca.MX.zeros(3)] * m.n_gap
-        for j in laws.process:
-            mu = float(m.mu[j])
-            T = ca.DM.zeros(3)
-            if mu > 0:  # the tangent of the slip plane (step/qp_friction.py)
-                t1 = ca.cross(planes[:, j], d[:, j])
-                T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
-            J = ca.vertcat(Phi_v[j, :], T.T @ D[3 * j : 3 * j + 3, :])
-            W = delassus(M_inv, J, G)
-            c0, s0 = Phi_v[j, :] @ v, J[1, :] @ v
-            proc = Process(c0, s0, (W[0, 0], W[0, 1], W[1, 1]), mu)
+        for i, j in enumerate(laws.process):
+            J, W = blocks["J"][2 * i : 2 * i + 2, :], blocks["W"][2 * i : 2 * i + 2, :]
+            c0, s0 = J[0, :] @ v, J[1, :] @ v
+            proc = Process(c0, s0, (W[0, 0], W[0, 1], W[1, 1]), float(m.mu[j]))
             on = hit[j] * (1 - released[j]) * (c0 > 0) * (1 - proc.jams)
-            pf = ca.if_else(on, ca.fmax(laws.laws[j].end(proc), 0), 0)
+            pf = ca.fmax(laws.laws[j].end(proc), 0)
+            # locked at the slip's stop, restitution cannot go on: the impact ends there
+            pf = ca.if_else(proc.locked, ca.fmin(pf, ca.fmax(proc.ps, proc.compression())), pf)
+            pf = ca.if_else(on, pf, 0)
             P = ca.vertcat(pf, ca.if_else(on, proc.tangential(pf), 0))
             force = force - J.T @ P
-            normal[j], friction[j] = pf / h, -T * P[1] / h
+            normal[j], friction[j] = pf / h, -blocks["T"][:, i] * P[1] / h
         self.force = force / (kernel.kick * h)
         self.normal = ca.vertcat(*normal) if m.n_gap else ca.MX(0, 1)
         self.friction = ca.horzcat(*friction) if m.n_gap else ca.MX(3, 0)
