@@ -11,12 +11,13 @@ r dp, r = -W_nt / W_tt) where |r| <= mu, else slides back (sigma' = -sign W_nt);
 the end. c(p), P_t(p) are two linear pieces, the work absorbed by the normal force F(p) = int_0^p
 c dp two quadratic ones, and every law's end is a root of one of them (`Process`).
 
-Each contact runs its own process from the step's start velocity, its Delassus block ignoring
-the other contacts of the same step (simultaneous impacts: the gap rows then stop whatever
-still closes). The step QP applies the impulses as a generalised force held over the step, its
-friction acting beyond them with the rows' forces (step/qp_graph.py). A process that jams
-(Painleve: sliding makes c grow, W_nn + mu sigma W_nt <= 0, and the slip never stops) applies
-nothing: the QP's rows take the contact.
+Each contact runs its own process from the step's start velocity, on its Delassus block with
+the contacts that the step's inelastic impact holds as bilateral rows (step/impact_coupling.py:
+a column of touching beads moves as one body); the gap rows then stop whatever still closes.
+The step QP applies the impulses as a generalised force held over the step, its friction acting
+beyond them with the rows' forces (step/qp_graph.py). A process that jams (Painleve: sliding
+makes c grow, W_nn + mu sigma W_nt <= 0, and the slip never stops) applies nothing: the QP's
+rows take the contact.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 import casadi as ca
 
+from .impact_coupling import held
 from .rows.impact import ImpactLaws
 
 __all__ = ["ImpactLaws", "Impulses", "Process", "delassus"]
@@ -108,10 +110,11 @@ def delassus(M_inv: Any, J: Any, G: Any) -> Any:
 
 
 def contact_blocks(m: Any, process: list[int]) -> ca.Function:
-    """(q, t) -> J (2K, 6N): the rows [Phi_v,j; t_j] of the K contacts `process` (t_j: the
-    tangent of the slip plane, step/qp_friction.py; 0 without friction), W (2K, 2): their
-    Delassus blocks, and T (3, K): their tangents."""
-    q, t = ca.SX.sym("q", m.n_q), ca.SX.sym("t")
+    """(q, t, held) -> J (2K, 6N): the rows [Phi_v,j; t_j] of the K contacts `process` (t_j:
+    the tangent of the slip plane, step/qp_friction.py; 0 without friction), W (2K, 2): their
+    Delassus blocks, the other contacts `held` (M,) bilateral in each (step/impact_coupling.py),
+    and T (3, K): their tangents."""
+    q, t, hold = ca.SX.sym("q", m.n_q), ca.SX.sym("t"), ca.SX.sym("held", m.n_gap)
     Phi_v, D, planes, (d, _) = m.Phi_v(q), m.slip(q), m.slip_plane(q), m.contact(q)
     G, M_inv = m.Phi_eq_v(q, t), ca.DM(m.M_inv)
     rows, blocks, tangents = [], [], []
@@ -121,11 +124,12 @@ def contact_blocks(m: Any, process: list[int]) -> ca.Function:
             t1 = ca.cross(planes[:, j], d[:, j])
             T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
         J = ca.vertcat(Phi_v[j, :], T.T @ D[3 * j : 3 * j + 3, :])
+        others = ca.vertcat(*[hold[k] * (k != j) for k in range(m.n_gap)])
         rows.append(J)
-        blocks.append(delassus(M_inv, J, G))
+        blocks.append(delassus(M_inv, J, ca.vertcat(G, ca.diag(others) @ Phi_v)))
         tangents.append(T)
     out = [ca.vertcat(*rows), ca.vertcat(*blocks), ca.horzcat(*tangents)]
-    return ca.Function("impact_blocks", [q, t], out, ["q", "t"], ["J", "W", "T"])
+    return ca.Function("impact_blocks", [q, t, hold], out, ["q", "t", "held"], ["J", "W", "T"])
 
 
 class Impulses:
@@ -134,7 +138,9 @@ class Impulses:
     (3, M) their forces (N) on each contact's moving body, for the step's outputs; all 0
     without a process law (the graph then unchanged)."""
 
-    def __init__(self, kernel: Any, laws: Any, args: dict, hit: Any, released: Any) -> None:
+    def __init__(
+        self, kernel: Any, laws: Any, args: dict, hit: Any, released: Any, plugin: str
+    ) -> None:
         m = kernel.model
         self.force: Any = 0
         self.normal: Any = 0
@@ -142,7 +148,8 @@ class Impulses:
         if not laws.process:
             return
         t, q, v, h = (args[k] for k in ("t", "q", "v", "h"))
-        blocks = contact_blocks(m, laws.process)(q=q, t=t)
+        hold = held(kernel, plugin, args, hit * (1 - released))
+        blocks = contact_blocks(m, laws.process)(q=q, t=t, held=hold)
         force = ca.MX.zeros(m.n_v)
         normal, friction = [ca.MX(0)] * m.n_gap, [ca.MX.zeros(3)] * m.n_gap
         for i, j in enumerate(laws.process):

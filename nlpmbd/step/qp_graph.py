@@ -258,7 +258,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
-    imp = Impulses(k, rows.laws, args, rows.hit, released)  # the process laws' (0 without)
+    imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
     obj = Objective(k, {**args, "applied": args["applied"] + imp.force})
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
     mu = bound = None
