@@ -109,6 +109,7 @@ class ImpactLaws:
         if self.process:
             name = type(self.laws[self.process[0]]).__name__.lower()
             raise InputError(
-                f"contact.impact {name!r} needs the QP path (solver 'qp' or 'auto'); the NLP "
-                f"path has Newton's law only"
+                f"contact.impact {name!r} needs the QP path, solver 'qp' (auto takes the NLP "
+                f"for step_control 'nlp' over an h range or formulation 'mpcc'); the NLP path "
+                f"has Newton's law only"
             )
