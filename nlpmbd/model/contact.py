@@ -29,7 +29,7 @@ section 4) and adds, per joint:
   impulse) or "energetic" (Stronge: the normal force's work in restitution = -e^2 x its work
   in compression). The last two run the contact's impact as Stronge's process in the normal
   impulse, slip stopping, sticking or reversing on the way (step/impact_process.py), on the QP
-  path and planar contacts. With friction Newton's law may add energy where the slip stops or
+  path. With friction Newton's law may add energy where the slip stops or
   reverses; the energetic law never does (measured per law: docs/FORMULATION.md).
 """
 

@@ -12,8 +12,9 @@ the end. c(p), P_t(p) are two linear pieces, the work absorbed by the normal for
 c dp two quadratic ones, and every law's end is a root of one of them (`Process`).
 
 Each contact runs its own process from the step's start velocity, on its Delassus block with
-the contacts that the step's inelastic impact holds as bilateral rows (step/impact_coupling.py:
-a column of touching beads moves as one body); the gap rows then stop whatever still closes.
+the resting contacts that the step's inelastic impact holds as bilateral rows, contacts that
+impact together sharing it (step/impact_coupling.py); the gap rows then stop whatever still
+closes.
 The step QP applies the impulses as a generalised force held over the step, its friction acting
 beyond them with the rows' forces (step/qp_graph.py). A process that jams (Painleve: sliding
 makes c grow, W_nn + mu sigma W_nt <= 0, and the slip never stops) applies nothing: the QP's
@@ -26,7 +27,7 @@ from typing import Any
 
 import casadi as ca
 
-from .impact_coupling import held
+from .impact_coupling import inelastic
 from .rows.impact import ImpactLaws
 
 __all__ = ["ImpactLaws", "Impulses", "Process", "delassus"]
@@ -110,26 +111,39 @@ def delassus(M_inv: Any, J: Any, G: Any) -> Any:
 
 
 def contact_blocks(m: Any, process: list[int]) -> ca.Function:
-    """(q, t, held) -> J (2K, 6N): the rows [Phi_v,j; t_j] of the K contacts `process` (t_j:
-    the tangent of the slip plane, step/qp_friction.py; 0 without friction), W (2K, 2): their
-    Delassus blocks, the other contacts `held` (M,) bilateral in each (step/impact_coupling.py),
-    and T (3, K): their tangents."""
-    q, t, hold = ca.SX.sym("q", m.n_q), ca.SX.sym("t"), ca.SX.sym("held", m.n_gap)
+    """(q, t, v, held) -> J (2K, 6N): the rows [Phi_v,j; t_j] of the K contacts `process`,
+    W (2K, 2): their Delassus blocks, the other contacts `held` (M,) bilateral in each
+    (step/impact_coupling.py), and T (3, K): the tangents t_j. A planar contact's tangent is its
+    slip plane's (step/qp_friction.py); a spatial contact's its slip's at v, or where it does not
+    slip the way its normal impulse drives the slip (the process then along that line); 0
+    without friction."""
+    q, t = ca.SX.sym("q", m.n_q), ca.SX.sym("t")
+    v, hold = ca.SX.sym("v", m.n_v), ca.SX.sym("held", m.n_gap)
     Phi_v, D, planes, (d, _) = m.Phi_v(q), m.slip(q), m.slip_plane(q), m.contact(q)
     G, M_inv = m.Phi_eq_v(q, t), ca.DM(m.M_inv)
     rows, blocks, tangents = [], [], []
     for j in process:
-        T = ca.SX.zeros(3)
-        if m.mu[j] > 0:
-            t1 = ca.cross(planes[:, j], d[:, j])
-            T = t1 / ca.fmax(ca.norm_2(t1), 1e-300)
-        J = ca.vertcat(Phi_v[j, :], T.T @ D[3 * j : 3 * j + 3, :])
+        Dj = D[3 * j : 3 * j + 3, :]
         others = ca.vertcat(*[hold[k] * (k != j) for k in range(m.n_gap)])
-        rows.append(J)
-        blocks.append(delassus(M_inv, J, ca.vertcat(G, ca.diag(others) @ Phi_v)))
+        W = delassus(M_inv, ca.vertcat(Phi_v[j, :], Dj), ca.vertcat(G, ca.diag(others) @ Phi_v))
+        T = ca.SX.zeros(3)
+        if m.mu[j] > 0 and m.planar[j]:
+            T = _unit(ca.cross(planes[:, j], d[:, j]))
+        elif m.mu[j] > 0:
+            slip, drive = Dj @ v, -W[1:4, 0]
+            moving = ca.norm_2(slip) > SLIP_REL * ca.fabs(Phi_v[j, :] @ v)
+            T = ca.if_else(moving, _unit(slip), _unit(drive))
+        rows.append(ca.vertcat(Phi_v[j, :], T.T @ Dj))
+        nt, tt = T.T @ W[1:4, 0], T.T @ W[1:4, 1:4] @ T
+        blocks.append(ca.blockcat([[W[0, 0], nt], [nt, tt]]))
         tangents.append(T)
     out = [ca.vertcat(*rows), ca.vertcat(*blocks), ca.horzcat(*tangents)]
-    return ca.Function("impact_blocks", [q, t, hold], out, ["q", "t", "held"], ["J", "W", "T"])
+    names = ["q", "t", "v", "held"]
+    return ca.Function("impact_blocks", [q, t, v, hold], out, names, ["J", "W", "T"])
+
+
+def _unit(x: Any) -> Any:
+    return x / ca.fmax(ca.norm_2(x), 1e-300)
 
 
 class Impulses:
@@ -148,8 +162,8 @@ class Impulses:
         if not laws.process:
             return
         t, q, v, h = (args[k] for k in ("t", "q", "v", "h"))
-        hold = held(kernel, plugin, args, hit * (1 - released))
-        blocks = contact_blocks(m, laws.process)(q=q, t=t, held=hold)
+        hold, shared = inelastic(kernel, plugin, args, hit * (1 - released))
+        blocks = contact_blocks(m, laws.process)(q=q, t=t, v=v, held=hold)
         force = ca.MX.zeros(m.n_v)
         normal, friction = [ca.MX(0)] * m.n_gap, [ca.MX.zeros(3)] * m.n_gap
         for i, j in enumerate(laws.process):
@@ -160,10 +174,11 @@ class Impulses:
             pf = ca.fmax(laws.laws[j].end(proc), 0)
             # locked at the slip's stop, restitution cannot go on: the impact ends there
             pf = ca.if_else(proc.locked, ca.fmin(pf, ca.fmax(proc.ps, proc.compression())), pf)
-            pf = ca.if_else(on, pf, 0)
-            P = ca.vertcat(pf, ca.if_else(on, proc.tangential(pf), 0))
+            # contacts impacting together share it (step/impact_coupling.py); 1 alone
+            share = shared[j] * W[0, 0] / ca.fmax(c0, 1e-300)
+            P = ca.if_else(on, share * ca.vertcat(pf, proc.tangential(pf)), 0)
             force = force - J.T @ P
-            normal[j], friction[j] = pf / h, -blocks["T"][:, i] * P[1] / h
+            normal[j], friction[j] = P[0] / h, -blocks["T"][:, i] * P[1] / h
         self.force = force / (kernel.kick * h)
         self.normal = ca.vertcat(*normal) if m.n_gap else ca.MX(0, 1)
         self.friction = ca.horzcat(*friction) if m.n_gap else ca.MX(3, 0)

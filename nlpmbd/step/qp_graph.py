@@ -180,7 +180,7 @@ class _Rows:
         self.restitution = m.has_restitution
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
         self.hit = ca.MX.zeros(nc)
-        self.laws = ImpactLaws(m.gap_laws, qp=m)  # Newton's rows; the others': Impulses
+        self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
         A = [m.Phi_eq_v(q, t), Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:

@@ -82,27 +82,14 @@ def impact_law(law: Any) -> ImpactLaw:
 
 
 class ImpactLaws:
-    """Per gap of a model (SymbolicModel.gap_laws) its impact law; `qp`: the model, checked
-    for the QP path (check_qp)."""
+    """Per gap of a model (SymbolicModel.gap_laws) its impact law."""
 
-    def __init__(self, laws: Any, qp: Any = None) -> None:
+    def __init__(self, laws: Any) -> None:
         self.laws = [impact_law(law) for law in laws]
         #: (M,) 1 where the gap has Newton's row (its restitution row when e > 0), else 0
         self.rows = ca.DM([float(k.kinematic) for k in self.laws])
         #: the gaps whose impacts run Stronge's process (a process law and e > 0)
         self.process = [j for j, k in enumerate(self.laws) if not k.kinematic and k.e > 0]
-        if qp is not None:
-            self.check_qp(qp)
-
-    def check_qp(self, model: Any) -> None:
-        """InputError where a process law meets a spatial contact with friction (the process
-        is the planar one)."""
-        for j in self.process:
-            if not model.planar[j] and (model.mu[j] > 0 or model.mu_static[j] > 0):
-                raise InputError(
-                    f"contact.impact {type(self.laws[j]).__name__.lower()!r} with friction needs "
-                    f"contacts that slip in a plane (gap {j} is spatial); use impact='newton'"
-                )
 
     def check_nlp(self) -> None:
         """InputError where a process law is asked of the NLP path (Newton's rows only)."""
