@@ -53,6 +53,8 @@ def _piece(rod: Rod, u: np.ndarray, sliding: bool) -> tuple[bool, float]:
     where |f| <= mu, else sliding again the way the normal impulse drives the slip."""
     Jx, Jy = rod.rows()
     Minv = np.diag([1 / rod.mass, 1 / rod.mass, 1 / rod.inertia])
+    if rod.mu == 0:  # no friction: the slip does not matter
+        return False, 0.0
     if sliding:
         return True, -rod.mu * float(np.sign(Jx @ u))
     Wxx, Wxy = Jx @ Minv @ Jx, Jx @ Minv @ Jy
