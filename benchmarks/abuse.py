@@ -352,6 +352,13 @@ BAD_STUDY_LIMITS: list[tuple] = [
      'type = "revolute_backlash"\nbacklash = 4.0')),
     ("revolute_limits lower > 0", RUN_M, _example("pendulum", 'type = "revolute"',
      'type = "revolute_limits"\nlower = 0.1\nupper = 0.2')),
+    # impact laws and contact materials (issue 32 item 3)
+    ("impact law stronge", RUN_M, _example("bead_column", "restitution = 1.0 }",
+     'restitution = 1.0, impact = "stronge" }')),
+    ("impact law poisson on the NLP path", [*RUN_M, "--solver", "nlp"],
+     _example("bead_column", "restitution = 1.0 }", 'restitution = 1.0, impact = "poisson" }')),
+    ("materials pair mu -1", RUN_M,
+     _model(extra='[materials]\n[[materials.pairs]]\nbetween = ["a", "b"]\nmu = -1\n')),
     ("study --cluster notanaddress", ["study", "step-ranges", "--cluster", "notanaddress", "--out", "s"]),
     ("study --cluster empty", ["study", "step-ranges", "--cluster", "", "--out", "s"]),
     ("study --cluster nobody listening",

@@ -262,6 +262,7 @@ def model_page() -> str:
         expressions,
         model_file,
         model_flexible,
+        model_materials,
         model_params,
         model_parts,
         model_schema,
@@ -381,9 +382,9 @@ def model_page() -> str:
         ),
         "",
         "With a [parameters] table, every string value of `[model] gravity`, [[bodies]], "
-        "[[flexible_bodies]], [[joints]] and [[loads]] but a `name` is a template: `$name` "
-        "or `${name}` is a parameter, `$$` a literal `$`. A string that is one reference "
-        "alone is the parameter's "
+        "[[flexible_bodies]], [[joints]], [[loads]] and [materials] but a `name` is a "
+        "template: `$name` or `${name}` is a parameter, `$$` a literal `$`. A string that "
+        "is one reference alone is the parameter's "
         'value (`mu = "$mu"`); other strings with references are arithmetic of the '
         "[expressions](#expressions), the values written in: without a variable they are "
         'evaluated to a number (`hole_radius = "0.01 + $clearance"`), with one they stay an '
@@ -405,6 +406,18 @@ def model_page() -> str:
         "",
         'A joint\'s `contact` is a table whose `law` (default `"hard"`) picks one of these, '
         "its other keys the law's keywords.",
+        "",
+        "## [materials]",
+        "",
+        "Per-pair contact materials (`nlpmbd/io/model_materials.py`): a body's `material`, the "
+        "ground's (`[materials] ground`) and `[[materials.pairs]]` entries with the keys "
+        + ", ".join(f"`{k}`" for k in model_materials.PAIR_KEYS)
+        + ' (`between = ["steel", "ice"]`, the others `HardContact`\'s keywords). A joint with '
+        "gaps that gives no `contact` takes the hard contact of its bodies' pair (parent and "
+        "child, or its body and the ground); bodies with materials but no pair are an error, "
+        "and an explicit `contact` wins. Keys of [materials]: "
+        + ", ".join(f"`{k}`" for k in model_materials.MATERIAL_KEYS)
+        + ".",
         "",
         "## Expressions",
         "",

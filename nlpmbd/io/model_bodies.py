@@ -54,7 +54,7 @@ def read_bodies(value: object, where: Where) -> list[RigidBody]:
 
 
 def _body(entry: dict[str, Any], where: Where, name: str) -> RigidBody:
-    kwargs = dict(entry)
+    kwargs = {k: v for k, v in entry.items() if k != "material"}  # io/model_materials.py
     if "orientation" in kwargs:
         kwargs["orientation"] = orientation(kwargs["orientation"], where.key("orientation"))
     try:

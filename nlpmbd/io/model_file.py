@@ -16,6 +16,8 @@ Sections (all optional but [[bodies]] or [[flexible_bodies]]; any other key is a
 - `[[bodies]]`: io/model_bodies.py; `[[flexible_bodies]]` (Q4 strips, their nodes named by
   node joints and point loads): io/model_flexible.py;
 - `[[joints]]` and `[[loads]]`: `type` and the class's constructor keywords, io/model_parts.py;
+- `[materials]`: the ground's material and per-pair restitution, friction and impact law for
+  joints that give no `contact` (bodies' `material`), io/model_materials.py;
 - `[options]`: default simulation options by their flat names (t_end, h_min, h_max, solver,
   ...; run/option_groups.py), which command-line flags override.
 
@@ -38,6 +40,7 @@ from ..model.case import Case, Parameter
 from ..model.system import System
 from .model_bodies import read_bodies
 from .model_flexible import read_flexible_bodies
+from .model_materials import Materials
 from .model_params import ModelCase, read_parameters, substitute
 from .model_parts import LOADS, build_entries, build_entry, joint_classes
 from .model_schema import (
@@ -217,6 +220,7 @@ def build_system(document: Mapping[str, Any], where: Where, classes: Mapping[str
     if not bodies and not flexible:
         raise where.key("bodies").error("a model needs at least one body")
     system.add_bodies(bodies)
+    materials = Materials(document, where)
     named: dict[str, Any] = {b.name: b for b in bodies}
     for index, body in enumerate(flexible):
         at = where.key("flexible_bodies").item(index).key("name")
@@ -225,6 +229,8 @@ def build_system(document: Mapping[str, Any], where: Where, classes: Mapping[str
         named[body.name] = system.add_body(body)
     for index, entry in enumerate(tables(document.get("joints", []), where.key("joints"))):
         at = where.key("joints").item(index)
+        if isinstance(entry.get("type"), str) and entry["type"] in classes:
+            entry = materials.contact(entry, classes[entry["type"]], at)
         for joint in build_entries(entry, at, classes, named):
             _add(system.add_joint, joint, at)
         count = len(system.joints)

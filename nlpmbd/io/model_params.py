@@ -7,14 +7,14 @@ Each key of [parameters] declares one parameter as a built-in case does (model/c
 study's `RunSpec(label, "model.toml", {NAME: VALUE})` set them, checked against their range.
 
 In a file with [parameters], every string value of [model] gravity, [[bodies]],
-[[flexible_bodies]], [[joints]] and [[loads]] but a `name` is a template (the standard library's
-`string.Template`): `$name` or `${name}` is a parameter, `$$` a literal `$`. A string that is
-one reference alone is the parameter's value (of its type: `ends_on = "$side"`, `mass =
-"$mass"`); any other string with references is arithmetic of the expression language
-(io/expressions.py), the values written in (`hole_radius = "$pin_radius + $clearance"`): without
-a variable it is evaluated to a number, with one (t, a body's state) it stays an expression
-(`value = [0, 0, "$amp * sin(t)"]`). A reference to an undeclared name is an error, and so is
-setting a parameter referenced nowhere.
+[[flexible_bodies]], [[joints]], [[loads]] and [materials] but a `name` is a template (the
+standard library's `string.Template`): `$name` or `${name}` is a parameter, `$$` a literal `$`.
+A string that is one reference alone is the parameter's value (of its type: `ends_on =
+"$side"`, `mass = "$mass"`); any other string with references is arithmetic of the expression
+language (io/expressions.py), the values written in (`hole_radius = "$pin_radius +
+$clearance"`): without a variable it is evaluated to a number, with one (t, a body's state) it
+stays an expression (`value = [0, 0, "$amp * sin(t)"]`). A reference to an undeclared name is
+an error, and so is setting a parameter referenced nowhere.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ PARAMETER_DOCS = {
 #: The `type` names of a parameter.
 TYPES: dict[str, type] = {"float": float, "int": int, "bool": bool, "str": str}
 #: The sections whose string values are templates (gravity alone of [model]).
-TEMPLATED = ("bodies", "flexible_bodies", "joints", "loads")
+TEMPLATED = ("bodies", "flexible_bodies", "joints", "loads", "materials")
 
 
 def read_parameters(value: object, where: Where) -> tuple[Parameter, ...]:

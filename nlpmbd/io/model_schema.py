@@ -26,9 +26,13 @@ TOP_LEVEL = (
     "loads",
     "options",
     "parameters",
+    "materials",
 )
 MODEL_KEYS = ("name", "description", "gravity")
-BODY_KEYS = ("name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity")
+BODY_KEYS = (
+    "name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
+    "material",
+)  # fmt: skip
 BODY_REQUIRED = ("name", "mass", "inertia")
 #: Axis-angle orientation: a table with `axis` and one of `angle` (rad) or `degrees`.
 AXIS_ANGLE_KEYS = ("axis", "angle", "degrees")

@@ -24,6 +24,13 @@ section 4) and adds, per joint:
   extra row Phi_v v <= -e Phi_v vm: it leaves with e times its approach speed. The bounce can
   start up to h |Phi_v vm| before touching (an O(h) position error, as in every velocity-level
   scheme); e = 0 adds no row (the paper's perfectly inelastic contact).
+- The impact law (`impact`, per contact; docs/FORMULATION.md, "Impact laws"): "newton" (the
+  kinematic row above, the default), "poisson" (kinetic: restitution impulse = e x compression
+  impulse) or "energetic" (Stronge: the normal force's work in restitution = -e^2 x its work
+  in compression). The last two run the contact's impact as Stronge's process in the normal
+  impulse, slip stopping, sticking or reversing on the way (step/impact_process.py), on the QP
+  path. With friction Newton's law may add energy where the slip stops or
+  reverses; the energetic law never does (measured per law: docs/FORMULATION.md).
 """
 
 from __future__ import annotations
@@ -52,15 +59,26 @@ class ContactLaw(ABC):  # noqa: B024 - the two kinds below are the interface
     penetrates: ClassVar[bool] = False
 
 
+#: The impact laws of HardContact's `impact` (module docstring).
+IMPACT_LAWS = ("newton", "poisson", "energetic")
+
+
 @dataclass(frozen=True)
 class HardContact(ContactLaw):
-    """Complementarity contact with Coulomb friction (mu, mu_static) and restitution e."""
+    """Complementarity contact with Coulomb friction (mu, mu_static), restitution e and its
+    impact law (`impact`: newton, poisson or energetic; module docstring)."""
 
     restitution: float = 0.0
     mu: float = 0.0
     mu_static: float = None  # type: ignore[assignment]  # None: the same as mu
+    impact: str = "newton"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.impact, str) or self.impact not in IMPACT_LAWS:
+            raise InputError(
+                f"contact.impact must be one of {', '.join(IMPACT_LAWS)}, "
+                f"got {short_repr(self.impact)}"
+            )
         object.__setattr__(
             self, "restitution", _coefficient("contact.restitution", self.restitution, 1.0)
         )

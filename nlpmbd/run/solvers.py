@@ -19,6 +19,7 @@ from ..step.nlp import NLPStep
 from ..step.predictor import Predictor
 from ..step.qp import BACKUP_ROUNDS, QPStep
 from ..step.qp_graph import attempt_function
+from ..step.rows.impact import ImpactLaws
 from ..step.solver import StepSolver
 from ..step.verlet import VerletStep
 from .chunk_graph import Sizing
@@ -114,6 +115,7 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
     with the NLP for the steps they fail; auto with the NLP's h takes the predictor's test into
     the chunks where the predictor serves the NLP (PREDICTED), else the NLP in Python."""
     if options.solver_path is SolverPath.NLP:
+        ImpactLaws(kernel.model.gap_laws).check_nlp()  # Newton's rows only
         solver = nlp_solver(kernel, options)
         auto = options.path.solver is SolverPath.AUTO
         if auto and predictable(kernel, options) and not kernel.verlet:

@@ -37,6 +37,7 @@ import numpy as np
 from . import qp_warm
 from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
+from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, adding, named_function, switch, symbols_like
@@ -155,13 +156,14 @@ class _Rows:
         self.restitution = m.has_restitution
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
         self.hit = ca.MX.zeros(nc)
+        self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
         A = [m.Phi_eq_v(q, t), Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:
             self.hit = impact_set(k, t, q, v, h, args["applied"])
             A.append(Phi_v)
             lba.append(-inf)
-            uba.append(ca.if_else(self.hit, -self.e * self.rate, inf))
+            uba.append(ca.if_else(self.hit * self.laws.rows, -self.e * self.rate, inf))
         drift = k.offset_drift(q, v, h, use) if k.vector else None
         self.cuts = Cuts(m, q, h, released, drift, use=use) if k.vector else None
         n_cut = 0
@@ -182,7 +184,7 @@ class _Rows:
         """Phi_v v + e Phi_v vm on the impact set (m/s; <= 0 when Newton's law holds), else 0."""
         if not self.restitution:
             return ca.MX.zeros(self.Phi_v.shape[0])
-        return ca.if_else(self.hit, self.Phi_v @ v_new + self.e * self.rate, 0)
+        return ca.if_else(self.hit * self.laws.rows, self.Phi_v @ v_new + self.e * self.rate, 0)
 
 
 def _solve(
@@ -220,7 +222,8 @@ def _solve(
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(nj + soft.n))
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
     args.update(ubx=qp["ubx"], lam_x0=lam_x0)
-    if jf is None and qp_warm.applies(k.model, fr, rows):
+    guessed = jf is None and not rows.laws.process  # not with joint friction or impact laws
+    if guessed and qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
         sol = {**solve.call(args), "solves": 1}
@@ -246,12 +249,13 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
     rows = _Rows(k, args, phi, released, dirs)
-    obj = Objective(k, args)
+    imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
+    obj = Objective(k, {**args, "applied": args["applied"] + imp.force})
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
     mu = bound = None
     if fr is not None:
         mu = k.friction_coefficient(ca.vertcat(*fr.slip_m), friction.stick_speed)
-        bound = friction_bound(mu, normal)
+        bound = friction_bound(mu, normal - imp.normal)  # friction beyond the impulses
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
     jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.joint_friction.n else None
     x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
@@ -280,8 +284,9 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= tol
-    outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam, "lam_eq": f.lam_eq, "eom": eom}
-    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled, solves=solves)
+    outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam + imp.normal, "lam_eq": f.lam_eq}
+    outputs.update(eom=eom, comp=comp, drift=drift, ok=ok, friction=fric + imp.friction)
+    outputs.update(settled=settled, solves=solves)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     inputs = {**args, "normal": normal, "fdirs": state, "released": released}
     if dirs is not None:
