@@ -18,7 +18,7 @@ from ..model.symbolic import SymbolicModel
 from ..step.adoption import takes_h_max
 from ..step.layout import Layout, named_function
 from ..step.nlp import NLPStep
-from ..step.qp import QPStep, extrapolate
+from ..step.qp import CAPS, QPStep, extrapolate
 from .controller import LIMITS, ControlLaw
 from .grid import end_tolerance, step_size
 from .options import SimulationOptions
@@ -26,7 +26,8 @@ from .options import SimulationOptions
 
 def record_layout(model: SymbolicModel) -> Layout:
     """A chunk's record of one step (one column of R): the state after the step, the time
-    point's report (model.report), the step's diagnostics, h, the acceptance, the local error
+    point's report (model.report), the step's diagnostics (QP solves, of which cold, and
+    per cap of CAPS whether it was reached: step/qp.py), h, the acceptance, the local error
     estimate (ControlLaw.error) and the prediction."""
     M, E, J, C = model.n_gap, model.n_eq, model.n_joints, model.n_compliant
     return Layout(
@@ -46,6 +47,8 @@ def record_layout(model: SymbolicModel) -> Layout:
             ("norm_residual", 1),
             ("gap_uncorrected", 1),
             ("iterations", 1),
+            ("cold", 1),
+            ("capped", len(CAPS)),
             ("qp_ok", 1),
             ("projection_ok", 1),
             ("q_raw", model.n_q),
@@ -200,7 +203,7 @@ def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> dict:
     out["eq_residual"], out["energy"] = report["eq_residual"], report["energy"]
     out.update({k: ca.vec(report[k]) for k in ("directions", "points", "joint_force")})
     names = {"eom": "eom_residual", "comp": "comp_residual", "drift": "norm_residual"}
-    names.update(gap_raw="gap_uncorrected", n_qp="iterations")
+    names.update(gap_raw="gap_uncorrected", n_qp="iterations", n_cold="cold", capped="capped")
     names.update(qp_ok="qp_ok", projection_ok="projection_ok")
     out.update({record: o[k] for k, record in names.items()})
     return out

@@ -188,6 +188,8 @@ class Stepper:
         state.h_next = X["h_next"].item()
         state.count("controller_rejections", rows.rejected)
         state.count("chunk_steps_discarded", rows.discarded)
+        for name, k in rows.counts.items():
+            state.count(name, k)
         if rows.k:
             p = rows.points
             nodes = p["node_q"].reshape(rows.k, -1)

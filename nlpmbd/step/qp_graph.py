@@ -39,7 +39,7 @@ from .config import Friction
 from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel, friction_coefficient
-from .layout import Layout, adding, named_function, switch, symbols_like
+from .layout import Layout, adding, counts, named_function, switch, symbols_like
 from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
@@ -59,7 +59,7 @@ QP_OPTIONS: dict[str, dict[str, Any]] = {
 #: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
     "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled",
-    "solves",
+    "solves", "cold", "capped_cuts", "capped_releases", "capped_friction", "rounds",
 )  # fmt: skip
 
 
@@ -98,6 +98,7 @@ def attempt_function(
         no_fdirs = ca.DM.zeros(at.sparsity_in("fdirs").shape)
         # the normal forces of the steps before guess the QP's active set (step/qp_warm.py)
         out = at.call({**args, "normal": normal, "fdirs": no_fdirs})
+    out["capped_friction"] = out["rounds"] >= rounds if m.has_friction else ca.MX(0)
     outputs = {k: out[k] for k in ATTEMPT_OUT}
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     return two_stage(kernel, f) if kernel.verlet and whole else f
@@ -122,8 +123,10 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
         again = adding(one.call({**args, "released": syms["released_next"]}), syms)
         out = switch(f"release_induced_{k}", args, syms, again)(more, args, out)
     if m.has_restitution:
+        out["capped_releases"] = out["capped_releases"] + (more > 0)  # the last round's `more`
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
         out["ok"] = out["ok"] * (more == 0)
+    out["rounds"] = ca.MX(1)  # a round of the friction fixed point (step/qp_rounds.py)
     return named_function("qp_released", args, {k: out[k] for k in (*ATTEMPT_OUT, "fdirs_next")})
 
 
@@ -153,6 +156,7 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
             f"cut_{k}", {**args, "cuts": d}, syms, adding(one.call({**args, "cuts": d}), syms)
         )
         out = again(need, {**args, "cuts": dirs}, out)
+    out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
     return named_function("qp_cut", args, out)
 
 
@@ -236,11 +240,11 @@ def _solve(
     if qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
-        sol = {**solve.call(args), "solves": 1}
+        sol = {**solve.call(args), "solves": 1, "cold": 1}
     x = Layout([("u", nv), ("friction", nw), ("soft", soft.n)]).split(sol["x"])
     y_rows = Layout([("contact", rows.n_contact), ("friction", A.shape[0] - rows.n_contact)])
     y = {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}
-    return x, y, soft, sol["solves"]
+    return x, y, soft, counts(solves=sol["solves"], cold=sol.get("cold", sol["solves"] - 1))
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
@@ -263,7 +267,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         mu = friction_coefficient(m, ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal)
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
-    x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
+    x, y, soft, counted = _solve(k, (plugin, friction), rows, obj, fr, bound, hint)
     if soft.n:  # a soft row's gap is a Phi + h Phi_v v - h s (kernel.soft_terms)
         phi = phi - h * k.soft_spread(x["soft"])
     v_new, mult = obj.velocities(x["u"]), y["contact"]
@@ -288,7 +292,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
     settled = eom + miss <= tol
     outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam, "lam_eq": f.lam_eq, "eom": eom}
-    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled, solves=solves)
+    outputs.update(comp=comp, drift=drift, ok=ok, friction=fric, settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     inputs = {**args, "normal": normal, "fdirs": state, "released": released}
     if dirs is not None:
