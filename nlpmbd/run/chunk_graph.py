@@ -26,8 +26,7 @@ from .options import SimulationOptions
 
 def record_layout(model: SymbolicModel) -> Layout:
     """A chunk's record of one step (one column of R): the state after the step, the time
-    point's report (model.report), the step's diagnostics (QP solves, of which cold, and
-    per cap of CAPS whether it was reached: step/qp.py), h, the acceptance, the local error
+    point's report (model.report), the step's diagnostics, h, the acceptance, the local error
     estimate (ControlLaw.error) and the prediction."""
     M, E, J, C = model.n_gap, model.n_eq, model.n_joints, model.n_compliant
     return Layout(
@@ -47,8 +46,6 @@ def record_layout(model: SymbolicModel) -> Layout:
             ("norm_residual", 1),
             ("gap_uncorrected", 1),
             ("iterations", 1),
-            ("cold", 1),
-            ("capped", len(CAPS)),
             ("qp_ok", 1),
             ("projection_ok", 1),
             ("q_raw", model.n_q),
@@ -64,7 +61,9 @@ def record_layout(model: SymbolicModel) -> Layout:
 
 
 #: The blocks of the chunk state that a step's outcome replaces (an accepted step) or keeps.
-CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z")
+CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z", "counts")
+#: The meta counters the chunk state counts over its accepted steps (its `counts` block).
+CHUNK_COUNTERS = ("qp_cold_solves", *(f"steps_{c}" for c in CAPS))
 
 
 def state_layout(m: SymbolicModel) -> Layout:
@@ -76,11 +75,13 @@ def state_layout(m: SymbolicModel) -> Layout:
     over each step); h_next, the controller's next h; rejected, 1 when the controller rejected
     an attempt of the step under way; column, the attempts made in this chunk so far; failed,
     1 once an attempt failed a check (the columns after it compute nothing: Python takes that
-    step, and the next chunk starts after it)."""
+    step, and the next chunk starts after it); counts, the CHUNK_COUNTERS of the steps
+    taken since the chunk's start (QP solves made cold, caps reached: step/qp.py)."""
     M = m.n_gap
     blocks = [("t", 1), ("q", m.n_q), ("v", m.n_v), ("lam", M), ("lam1", M), ("lam2", M)]
     rest = [("h_next", 1), ("rejected", 1), ("column", 1), ("failed", 1)]
-    return Layout([*blocks, ("z", m.n_compliant), *rest])
+    counts = ("counts", len(CHUNK_COUNTERS))
+    return Layout([*blocks, ("z", m.n_compliant), counts, *rest])
 
 
 #: The chunk's run parameters, one column per step (the same in every column): they are
@@ -187,7 +188,7 @@ def _one_step(
     record.update(compliant_gap=gap_new, compliant_force=ca.vec(force_c))
     record.update(h=h, accepted=accepted, error=err, predicted=predicted)
     new = {"t": t_new, "q": q_new, "v": v_new, "lam": o["lam"], "lam1": s["lam"]}
-    new.update(lam2=s["lam1"], z=z_new)
+    new.update(lam2=s["lam1"], z=z_new, counts=s["counts"] + ca.vertcat(o["n_cold"], o["capped"]))
     state = {k: ca.if_else(accepted, new[k], s[k]) for k in CARRIED}
     state.update(h_next=h_next, rejected=1 - accepted, column=s["column"] + 1)
     state["failed"] = 1 - (o["qp_ok"] > 0.5) * (o["projection_ok"] > 0.5) * (predicted > 0.5)
@@ -203,7 +204,7 @@ def _reported(m: SymbolicModel, o: dict, q: ca.MX, v: ca.MX, t: ca.MX) -> dict:
     out["eq_residual"], out["energy"] = report["eq_residual"], report["energy"]
     out.update({k: ca.vec(report[k]) for k in ("directions", "points", "joint_force")})
     names = {"eom": "eom_residual", "comp": "comp_residual", "drift": "norm_residual"}
-    names.update(gap_raw="gap_uncorrected", n_qp="iterations", n_cold="cold", capped="capped")
+    names.update(gap_raw="gap_uncorrected", n_qp="iterations")
     names.update(qp_ok="qp_ok", projection_ok="projection_ok")
     out.update({record: o[k] for k, record in names.items()})
     return out

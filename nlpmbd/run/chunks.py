@@ -12,14 +12,14 @@ step in Python with the NLP path's fallbacks, then starts the next chunk from th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
 
 from ..step.layout import Layout
 from ..step.nlp import NLPStep
-from ..step.qp import CAPS, QPStep
+from ..step.qp import QPStep
 from ..step.quiet import SilentStderr, silent_stdout
 from ..step.solver import StepSolution
 from .background import COMPILE_PAYS, BackgroundCompile
@@ -43,7 +43,6 @@ class ChunkRows:
     discarded: int  # attempts computed after the first failed one, thrown away
     failed: bool  # an attempt failed a check: the run loop takes that step in Python
     state: np.ndarray  # X (state_layout) before that attempt, or after the chunk's last column
-    counts: dict[str, int] = field(default_factory=dict)  # meta counters of the k steps
 
 
 class _Buffered:
@@ -171,14 +170,7 @@ class ChunkRunner:
             discarded=max(0, int(np.count_nonzero(attempted[stop + 1 :]))),
             failed=stop < self.n,
             state=state.copy(),
-            counts=self._counts(rows),
         )
-
-    def _counts(self, R: np.ndarray) -> dict[str, int]:
-        """The meta counters of accepted steps (R: their rows): cold QP solves, caps reached."""
-        capped = R[:, self.rows["capped"]] > 0.5
-        out = {"qp_cold_solves": int(np.sum(R[:, self.rows["cold"]]))}
-        return out | {f"steps_{c}": int(n) for c, n in zip(CAPS, capped.sum(axis=0), strict=True)}
 
     def _points(self, R: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
         """The time points t after the accepted steps (R: their rows of the record; arrays that
