@@ -36,28 +36,27 @@ def record_layout(model: SymbolicModel) -> Layout:
             ("lam", M),
             ("lam_eq", E),
             ("gap", M),
-            ("eq_residual", 1),
             ("energy", 3),
             ("directions", 3 * M),
             ("points", 3 * M),
             ("joint_force", 3 * J),
-            ("eom_residual", 1),
-            ("comp_residual", 1),
-            ("norm_residual", 1),
-            ("gap_uncorrected", 1),
-            ("iterations", 1),
-            ("qp_ok", 1),
-            ("projection_ok", 1),
             ("q_raw", model.n_q),
             ("friction", 3 * M),
             ("compliant_gap", C),
             ("compliant_force", 3 * C),
-            ("h", 1),
-            ("accepted", 1),
-            ("error", 1),
-            ("predicted", 1),
+            *((name, 1) for name in SCALARS),
         ]
     )
+
+
+#: The record's last columns, one number each, which Python reads after every chunk (which
+#: attempts were made, taken, passed their checks; the steps' rows of the result): next to
+#: each other, so that one pass over the record reads them all.
+FLAGS = ("h", "accepted", "qp_ok", "projection_ok", "predicted")
+SCALARS = (
+    "eq_residual", "eom_residual", "comp_residual", "norm_residual", "gap_uncorrected",
+    "iterations", "error", *FLAGS,
+)  # fmt: skip
 
 
 #: The blocks of the chunk state that a step's outcome replaces (an accepted step) or keeps.
