@@ -133,6 +133,7 @@ class ChunkRunner:
         self.codegen, self._auto = "off", codegen is Codegen.AUTO
         self._background: BackgroundCompile | None = None
         self.step_cost, self.step_size = 0.0, 0.0  # of the last chunk: s per attempt, mean h
+        self.chain = True  # chained chunks (module docstring); off where a run stops mid-way
         if codegen is not Codegen.OFF:
             function, self.codegen = compile_function(vm, build=codegen is Codegen.ON)
             if function is not vm:
@@ -211,9 +212,9 @@ class ChunkRunner:
         """Chunks evaluated into `used` (module docstring): after the first, the next from the
         state the last ended in, while that one made all its attempts and took them (no failed
         check, t_end not reached) and all so far took less than CHAIN_SECONDS; not where the
-        run limits a chunk's attempts (an FMU's communication point)."""
+        caller limits a chunk's attempts or turns `chain` off (an FMU's communication points)."""
         n, at = self.n, self.state.slices
-        if PARAMETERS.split(P[0])["columns"][0] < n:
+        if not self.chain or PARAMETERS.split(P[0])["columns"][0] < n:
             return 1
         slots = 1
         while slots < used.slots and time.perf_counter() - tic < CHAIN_SECONDS:
