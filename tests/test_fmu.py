@@ -181,6 +181,25 @@ def test_many_steps_on_the_grid(tmp_path):
     assert names["disc.e3"].getter() == run.q[-1, 6] and run.q[-1, 6] > 0.01
 
 
+@pytest.mark.slow
+def test_a_long_communication_step_stops_at_its_point(tmp_path, monkeypatch):
+    """A communication step of many chunks (3000 steps, chunks of 512): cheap chunks (here any)
+    are not chained past the communication point (run/chunks.py); the run's numbers there."""
+    from nlpmbd.run import chunks
+
+    monkeypatch.setattr(chunks, "CHAIN_SECONDS", 1e3)
+    model = str(_model(tmp_path, 3.0, h=1e-5))
+    out = tmp_path / "spinner.fmu"
+    assert main(["fmu", model, "-o", str(out), "--output", "disc.e3", "--t-end", "0.06"]) == 0
+    slave, names = _slave(out, tmp_path / "fmu")
+    slave.setup_experiment(0.0, 0.06, None)
+    slave.exit_initialization_mode()
+    assert slave.do_step(0.0, 0.03)
+    assert slave.sim.state.step == 3000
+    run = _run(tmp_path, model, "--t-end", "0.06")
+    assert names["disc.e3"].getter() == run.q[3000, 6] and run.q[3000, 6] > 0.001
+
+
 @pytest.mark.parametrize(
     "args, word",
     [

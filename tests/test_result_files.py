@@ -25,18 +25,19 @@ def partial(tmp_path_factory):
     out = tmp_path_factory.mktemp("partial") / "run"
     args = ["run", "revolute", "--t-end", "0.02", "--checkpoint-every", "1e-9", "--out", str(out)]
     args += ["--chunk-steps", "2"]  # the QP path stops between chunks: stop after two steps
+    import nlpmbd.run.chunks as chunks
     import nlpmbd.run.simulate as module
 
-    real = module._advance
+    real, chained = module._advance, chunks.CHAIN_MAX
 
     def two_steps(run, state, bar, on_step, checkpoint, every, stop, wall0):
         real(run, state, bar, on_step, checkpoint, every, lambda: state.step >= 2, wall0)
 
-    module._advance = two_steps
+    module._advance, chunks.CHAIN_MAX = two_steps, 1  # chunks read one at a time
     try:
         assert main([*args, "--no-plot", "--quiet"]) == 130
     finally:
-        module._advance = real
+        module._advance, chunks.CHAIN_MAX = real, chained
     assert not SimulationResult.load(out).completed
     return out
 

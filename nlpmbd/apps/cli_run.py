@@ -21,6 +21,14 @@ from .writer import ResultWriter
 
 #: Most warning lines printed in the summary (all are in meta.json).
 MAX_WARNINGS = 10
+#: The meta counters of steps that reached an iteration cap (io/schema.py), as the summary names
+#: their caps.
+CAPS = {
+    "steps_capped_friction": "friction fixed point's rounds",
+    "steps_capped_cuts": "cut rounds",
+    "steps_capped_releases": "releases of induced impacts",
+    "steps_capped_ipopt": "IPOPT's max_iter (solves)",
+}
 
 
 def _options(args: argparse.Namespace, case: Any, defaults: dict[str, Any], system: Any) -> Any:
@@ -229,11 +237,18 @@ def _animate(out: Path, compared: Path) -> None:
 def print_summary(result: SimulationResult, out: Path) -> None:
     s = result.summary()
     wall = result.meta.get("wall_time", float("nan"))
+    unit = result.iteration_unit
+    cold = s.get("mean_cold_solves")
+    of_which = f", of which cold {cold:.2f}" if unit == "QP solves" and cold is not None else ""
     print(
         f"{result.meta.get('case', 'run')}: {s['steps']} steps to t = {s['t_end']:.6g} s in "
         f"{wall:.2f} s wall, median {s['median_step_ms']:.3f} ms/step, "
-        f"{s['mean_iterations']:.2f} {result.iteration_unit}/step"
+        f"{s['mean_iterations']:.2f} {unit}/step{of_which}"
     )
+    capped = {k: n for k, n in result.counters.items() if k in CAPS and n}
+    if capped:
+        listed = ", ".join(f"{CAPS[k]} {n}" for k, n in capped.items())
+        print(f"  steps at an iteration cap: {listed}")
     print(
         f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
         f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "

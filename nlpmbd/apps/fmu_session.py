@@ -124,7 +124,8 @@ class CoSimulation:
         """A chunk of the run's QP steps, no more of them than are left to `target` (the
         chunk's column limit, put back afterwards)."""
         stepper, columns = self.run.stepper, PARAMETERS["columns"]
-        assert stepper.parameters is not None
+        assert stepper.parameters is not None and stepper.runner is not None
+        stepper.runner.chain = False  # chained chunks would step past `target`
         limit = stepper.parameters[0, columns].item()
         cap = min(limit, max(1, round((target - self.state.t) / self.options.time.h_max)))
         stepper.parameters[:, columns] = cap

@@ -16,7 +16,7 @@ from ..validation import short_repr
 from .clearances import penetration_scales
 from .files import read_result, write_result
 from .result_html import result_title, summary_html
-from .schema import SCHEMA
+from .schema import COUNTERS, SCHEMA
 
 
 @dataclass(repr=False)  # the arrays' repr runs to ~100 kB: __repr__ is one line
@@ -74,6 +74,12 @@ class SimulationResult:
         if taken == "qp":
             return "QP solves"
         return "IPOPT iterations"
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The counters of meta.json (io/schema.py COUNTERS) that the result holds: one written
+        before a counter was added lacks it (not 0: it was not counted)."""
+        return {k: int(self.meta[k]) for k in COUNTERS if k in self.meta}
 
     @property
     def completed(self) -> bool:
@@ -136,7 +142,7 @@ class SimulationResult:
             return float(np.max(a)) if a.size else 0.0
 
         e = self.energy[:, 2]
-        return {
+        out: dict[str, float | int] = {
             "steps": self.n_steps,
             "t_end": float(self.t[-1]),
             "median_step_ms": 1e3 * float(np.median(self.solve_time)) if self.n_steps else 0.0,
@@ -154,6 +160,10 @@ class SimulationResult:
             "failed_steps": int(np.sum(self.status == 3)),
             "retried_steps": int(np.sum(self.status == 2)),
         }
+        cold = self.counters.get("qp_cold_solves")  # absent from older results
+        if cold is not None:
+            out["mean_cold_solves"] = cold / self.n_steps if self.n_steps else 0.0
+        return out
 
     def __repr__(self) -> str:
         steps = f"{self.n_steps} steps to t = {self.t[-1]:g} s"

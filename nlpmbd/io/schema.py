@@ -77,6 +77,35 @@ SCHEMA: tuple[ArraySpec, ...] = (
     _a("node_force", "point", "K 2", "N", "contact force on each node (normal + friction, hard and compliant contacts), global x, y, in the step that led to the point; first row 0"),
 )  # fmt: skip
 
+#: The counters of meta.json (run/state.py), each a count over the run (a resumed run's
+#: included) of what it names. Results written before a counter was added do not hold it
+#: (SimulationResult.counters leaves it out; docs/guide/results.md).
+COUNTERS: dict[str, str] = {
+    "projection_failures": "steps whose gap projection did not converge",
+    "curvature_fallbacks": "steps solved again without the second-order term (curvature guard)",
+    "controller_rejections": "attempts the step-size controller rejected",
+    "chunk_steps": "steps taken in chunks (fast path)",
+    "chunk_steps_discarded": "chunk steps computed after a failed step and thrown away",
+    "first_order_steps": "steps of a second-order run that the retry ladder took first order",
+    "projection_nlp_solves": "gap projections solved by IPOPT (Gauss-Newton did not converge)",
+    "predicted_steps": "steps solved by the QP predictor",
+    "qp_fallback_steps": "steps the QP path left to the NLP",
+    "qp_backup_solves": "QP steps solved again by the backup plugin (qpOASES)",
+    "friction_solves": "NLP path: solves of the friction fixed point beyond each step's first",
+    "friction_unconverged": "attempts whose friction fixed point stalled or ran out of solves",
+    "qp_cold_solves": (
+        "QP solves made from scratch (DAQP with no guessed active set or after a missed guess, "
+        "the gap projection's): of the steps taken in chunks, of every attempt in Python"
+    ),
+    "steps_capped_friction": (
+        "steps whose friction fixed point made its last round (QP path: the rounds-th "
+        "substitution round; NLP path: friction_iterations solves without settling)"
+    ),
+    "steps_capped_cuts": "steps whose QP made its last cut round (N_CUTS, step/cuts.py)",
+    "steps_capped_releases": "steps whose QP made its last release of induced impacts",
+    "steps_capped_ipopt": "IPOPT solves stopped by its max_iter",
+}
+
 #: The arrays by name.
 ARRAYS: dict[str, ArraySpec] = {spec.name: spec for spec in SCHEMA}
 #: meta.json keys whose list lengths give the sizes (N from `bodies`, and so on).

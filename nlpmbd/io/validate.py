@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import short_repr
-from .schema import GAP_KEYS, SCHEMA, SIZE_KEYS
+from .schema import COUNTERS, GAP_KEYS, SCHEMA, SIZE_KEYS
 
 #: Largest | |p| - 1 | of the Euler parameters of a run that renormalises them.
 UNIT_NORM_TOL = 1e-6
@@ -70,6 +70,11 @@ def check_meta(meta: dict[str, Any], d: Path) -> None:
     for key, kind in TYPES.items():
         if key in meta and not isinstance(meta[key], kind):
             raise _bad(d, key, f"must be a JSON {kind.__name__}, got {short_repr(meta[key])}")
+    for key in COUNTERS:  # each present (older results lack the newer ones, io/schema.py)
+        if key in meta and not (isinstance(meta[key], int) and not isinstance(meta[key], bool)):
+            raise _bad(d, key, f"must be a count (an integer >= 0), got {short_repr(meta[key])}")
+        if key in meta and meta[key] < 0:
+            raise _bad(d, key, f"must be a count (an integer >= 0), got {meta[key]}")
     for key in ("wall_time", "setup_time"):
         if key in meta and not (_finite_number(meta[key]) and meta[key] >= 0):
             raise _bad(d, key, f"must be a finite time >= 0 s, got {short_repr(meta[key])}")

@@ -8,7 +8,6 @@ from typing import Any
 
 import casadi as ca
 import numpy as np
-import scipy.sparse as sp
 
 from .coordinates import Coordinates
 from .system import System
@@ -16,6 +15,8 @@ from .system import System
 
 def _block(matrices: list, nv_rigid: int) -> ca.DM:
     """blkdiag(0 (nv_rigid), matrices...) as a sparse DM."""
+    import scipy.sparse as sp  # on first use: 0.2 s of every run's start otherwise
+
     total = sp.block_diag([sp.csr_matrix((nv_rigid, nv_rigid)), *matrices], format="csc")
     total.eliminate_zeros()
     n = total.shape[0]
@@ -50,6 +51,8 @@ class NodeTerms:
         # gravity as body force: the nodal forces M (g, g, ...) (consistent or lumped)
         weight = np.concatenate([m @ np.tile(g, m.shape[0] // 2) for m in self.mass_blocks])
         self.Q = self._point_loads(system, t, x, xd, ca.SX(ca.DM(weight)))
+        import scipy.sparse as sp
+
         M = ca.DM(sp.block_diag(self.mass_blocks).toarray())
         u = x - ca.DM(X)
         K = self.stiffness[nv_rigid:, nv_rigid:]
@@ -84,6 +87,8 @@ class NodeTerms:
         """The whole M: the rigid bodies' (6N, 6N) block, then the nodes' blocks."""
         if not self.mass_blocks:
             return rigid
+        import scipy.sparse as sp
+
         return np.asarray(sp.block_diag([rigid, *self.mass_blocks]).toarray())
 
     def mass_inverse(self, rigid: ca.DM) -> ca.DM:

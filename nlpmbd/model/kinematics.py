@@ -11,6 +11,7 @@ move linearly, x + h dx. Works on CasADi SX and MX alike.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import casadi as ca
@@ -39,8 +40,24 @@ def advance(
     q: Sym, dx: Sym, h: float | Sym = 1.0, renormalize: bool = True, n_rigid: int | None = None
 ) -> tuple[Sym, Sym]:
     """(q moved by h dx, the Euler-parameter drift before renormalisation); see the module
-    docstring. To first order in h this is q + h T(q) dx."""
+    docstring. To first order in h this is q + h T(q) dx. On MX, one call of a Function traced
+    once per size (a graph that moves q several times, the QP step's, then holds one node per
+    move, not a few per body)."""
     N = q.shape[0] // 7 if n_rigid is None else n_rigid
+    if isinstance(q, ca.MX):
+        f = _advance_function(q.shape[0], dx.shape[0], N, renormalize)
+        q_new, drift = f(q, dx, h)
+        return q_new, drift
+    return _advance(q, dx, h, renormalize, N)
+
+
+@functools.cache
+def _advance_function(nq: int, nv: int, n_rigid: int, renormalize: bool) -> ca.Function:
+    q, dx, h = ca.SX.sym("q", nq), ca.SX.sym("dx", nv), ca.SX.sym("h")
+    return ca.Function("advance", [q, dx, h], list(_advance(q, dx, h, renormalize, n_rigid)))
+
+
+def _advance(q: Sym, dx: Sym, h: float | Sym, renormalize: bool, N: int) -> tuple[Sym, Sym]:
     parts = []
     for k in range(N):
         r, p = q[7 * k : 7 * k + 3], q[7 * k + 3 : 7 * k + 7]

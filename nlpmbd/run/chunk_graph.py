@@ -18,7 +18,7 @@ from ..model.symbolic import SymbolicModel
 from ..step.adoption import takes_h_max
 from ..step.layout import Layout, named_function
 from ..step.nlp import NLPStep
-from ..step.qp import QPStep, extrapolate
+from ..step.qp import CAPS, QPStep, extrapolate
 from .controller import LIMITS, ControlLaw
 from .grid import end_tolerance, step_size
 from .options import SimulationOptions
@@ -36,32 +36,33 @@ def record_layout(model: SymbolicModel) -> Layout:
             ("lam", M),
             ("lam_eq", E),
             ("gap", M),
-            ("eq_residual", 1),
             ("energy", 3),
             ("directions", 3 * M),
             ("points", 3 * M),
             ("joint_force", 3 * J),
-            ("eom_residual", 1),
-            ("comp_residual", 1),
-            ("norm_residual", 1),
-            ("gap_uncorrected", 1),
-            ("iterations", 1),
-            ("qp_ok", 1),
-            ("projection_ok", 1),
             ("q_raw", model.n_q),
             ("friction", 3 * M),
             ("compliant_gap", C),
             ("compliant_force", 3 * C),
-            ("h", 1),
-            ("accepted", 1),
-            ("error", 1),
-            ("predicted", 1),
+            *((name, 1) for name in SCALARS),
         ]
     )
 
 
+#: The record's last columns, one number each, which Python reads after every chunk (which
+#: attempts were made, taken, passed their checks; the steps' rows of the result): next to
+#: each other, so that one pass over the record reads them all.
+FLAGS = ("h", "accepted", "qp_ok", "projection_ok", "predicted")
+SCALARS = (
+    "eq_residual", "eom_residual", "comp_residual", "norm_residual", "gap_uncorrected",
+    "iterations", "error", *FLAGS,
+)  # fmt: skip
+
+
 #: The blocks of the chunk state that a step's outcome replaces (an accepted step) or keeps.
-CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z")
+CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z", "counts")
+#: The meta counters the chunk state counts over its accepted steps (its `counts` block).
+CHUNK_COUNTERS = ("qp_cold_solves", *(f"steps_{c}" for c in CAPS))
 
 
 def state_layout(m: SymbolicModel) -> Layout:
@@ -73,11 +74,13 @@ def state_layout(m: SymbolicModel) -> Layout:
     over each step); h_next, the controller's next h; rejected, 1 when the controller rejected
     an attempt of the step under way; column, the attempts made in this chunk so far; failed,
     1 once an attempt failed a check (the columns after it compute nothing: Python takes that
-    step, and the next chunk starts after it)."""
+    step, and the next chunk starts after it); counts, the CHUNK_COUNTERS of the steps
+    taken since the chunk's start (QP solves made cold, caps reached: step/qp.py)."""
     M = m.n_gap
     blocks = [("t", 1), ("q", m.n_q), ("v", m.n_v), ("lam", M), ("lam1", M), ("lam2", M)]
     rest = [("h_next", 1), ("rejected", 1), ("column", 1), ("failed", 1)]
-    return Layout([*blocks, ("z", m.n_compliant), *rest])
+    counts = ("counts", len(CHUNK_COUNTERS))
+    return Layout([*blocks, ("z", m.n_compliant), counts, *rest])
 
 
 #: The chunk's run parameters, one column per step (the same in every column): they are
@@ -184,7 +187,7 @@ def _one_step(
     record.update(compliant_gap=gap_new, compliant_force=ca.vec(force_c))
     record.update(h=h, accepted=accepted, error=err, predicted=predicted)
     new = {"t": t_new, "q": q_new, "v": v_new, "lam": o["lam"], "lam1": s["lam"]}
-    new.update(lam2=s["lam1"], z=z_new)
+    new.update(lam2=s["lam1"], z=z_new, counts=s["counts"] + ca.vertcat(o["n_cold"], o["capped"]))
     state = {k: ca.if_else(accepted, new[k], s[k]) for k in CARRIED}
     state.update(h_next=h_next, rejected=1 - accepted, column=s["column"] + 1)
     state["failed"] = 1 - (o["qp_ok"] > 0.5) * (o["projection_ok"] > 0.5) * (predicted > 0.5)

@@ -150,7 +150,7 @@ class History:
     def result(self, meta: dict[str, Any]) -> SimulationResult:
         self._flush()
         self._flush_steps()
-        arrays = {s.name: self.arrays[s.name].rows().astype(s.dtype) for s in SCHEMA}
+        arrays = {s.name: self.arrays[s.name].rows(s.dtype) for s in SCHEMA}
         return SimulationResult(**arrays, meta=meta)
 
 
@@ -166,13 +166,15 @@ class _Growing:
         self.n = 0  # rows stored
 
     def extend(self, rows: ArrayLike) -> None:
-        # called for every array after every chunk: the common cases cost one copy
-        rows = np.asarray(rows, dtype=float)
+        # called for every array after every chunk: the common cases cost one copy, and an
+        # array of no numbers (a system without contacts) next to nothing
+        if not isinstance(rows, np.ndarray):
+            rows = np.asarray(rows, dtype=float)
         k = rows.shape[0] if rows.ndim else 1
         if self.empty:
             self.n += k
             return
-        rows = rows.reshape((k, *self.tail))
+        rows = rows.reshape((k, *self.tail))  # the blocks' dtype (float) converts on copy
         block, used = divmod(self.n, BLOCK_ROWS)
         if used + k <= BLOCK_ROWS and block < len(self.blocks):
             self.blocks[block][used : used + k] = rows
@@ -194,10 +196,15 @@ class _Growing:
         block, used = divmod(self.n - 1, BLOCK_ROWS)
         return self.blocks[block][used].copy()
 
-    def rows(self) -> np.ndarray:
+    def rows(self, dtype: str = "float64") -> np.ndarray:
+        """The rows stored, as one new array of `dtype` (one copy: the used rows only)."""
         if self.empty or not self.blocks:
-            return np.zeros((self.n if self.empty else 0, *self.tail))
-        return np.concatenate(self.blocks)[: self.n]
+            return np.zeros((self.n if self.empty else 0, *self.tail), dtype=dtype)
+        out = np.empty((self.n, *self.tail), dtype=dtype)
+        for start in range(0, self.n, BLOCK_ROWS):
+            block = self.blocks[start // BLOCK_ROWS]
+            out[start : start + BLOCK_ROWS] = block[: min(BLOCK_ROWS, self.n - start)]
+        return out
 
     @property
     def nbytes(self) -> int:

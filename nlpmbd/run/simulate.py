@@ -39,7 +39,8 @@ def simulate(
     (`completed: false`), when a step fails after the retry ladder (step/retry.py), when the
     motion diverges, or when `stop()` returns True (checked after every step or chunk: an
     interruption between steps, so the partial result is always consistent; a signal handler
-    should set a flag for it rather than raise).
+    should set a flag for it rather than raise; chained chunks, run/chunks.py, are one chunk
+    here: at most CHAIN_SECONDS of them).
 
     `on_step(step, t)` is called after every step (after every chunk on the QP fast path).
     `checkpoint(partial)` receives the partial result, with the state to resume from

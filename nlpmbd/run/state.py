@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..io.schema import COUNTERS as META_COUNTERS
 from ..step.solver import StepSolution
 
 #: Counters of the loop itself (the solvers report theirs through StepSolver.counters).
@@ -18,16 +19,10 @@ LOOP_COUNTERS = (
     "chunk_steps_discarded",
     "first_order_steps",
 )
-#: Every counter recorded in meta.json, zero when it does not apply.
-COUNTERS = (
-    *LOOP_COUNTERS,
-    "projection_nlp_solves",
-    "predicted_steps",
-    "qp_fallback_steps",
-    "qp_backup_solves",
-    "friction_solves",
-    "friction_unconverged",
-)
+#: Every counter recorded in meta.json, zero when it does not apply (io/schema.py says what each
+#: counts); the loop's, the solvers' and the chunks' counts of one name add up.
+COUNTERS = tuple(META_COUNTERS)
+assert set(LOOP_COUNTERS) <= set(COUNTERS)
 
 
 @dataclass
@@ -54,9 +49,12 @@ class RunState:
     earlier: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
 
     def count(self, name: str, k: int | bool = 1) -> None:
-        self.counts[name] += int(k)
+        self.counts[name] = self.counts.get(name, 0) + int(k)
 
     def totals(self, solver_counters: dict[str, int]) -> dict[str, int]:
-        """Every counter of COUNTERS: this run's plus the resumed run's."""
-        now = {**dict.fromkeys(COUNTERS, 0), **solver_counters, **self.counts}
+        """Every counter of COUNTERS: this run's (the solvers' plus the loop's) plus the
+        resumed run's."""
+        now = dict.fromkeys(COUNTERS, 0)
+        for name, k in [*solver_counters.items(), *self.counts.items()]:
+            now[name] = now.get(name, 0) + int(k)
         return {k: int(now[k]) + int(self.earlier.get(k, 0)) for k in COUNTERS}

@@ -16,6 +16,7 @@ from ..step.numeric import Numeric
 from ..step.qp import normal_history
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
+from .chunk_graph import CHUNK_COUNTERS
 from .chunks import ChunkRunner, chunk_end
 from .contact_memory import CompliantContacts
 from .controller import StepController, control_law
@@ -177,6 +178,7 @@ class Stepper:
                 "lam1": lam1,
                 "lam2": lam2,
                 "z": state.impact_speed,
+                "counts": np.zeros(len(CHUNK_COUNTERS)),
                 "h_next": state.h_next,
                 "rejected": 0.0,
                 "column": 0.0,
@@ -188,6 +190,8 @@ class Stepper:
         state.h_next = X["h_next"].item()
         state.count("controller_rejections", rows.rejected)
         state.count("chunk_steps_discarded", rows.discarded)
+        for name, k in zip(CHUNK_COUNTERS, X["counts"], strict=True):  # the steps taken
+            state.count(name, int(k))
         if rows.k:
             p = rows.points
             nodes = p["node_q"].reshape(rows.k, -1)

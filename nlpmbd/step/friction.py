@@ -113,14 +113,16 @@ class FrictionFixedPoint(StepSolver):
         self.inner, self.settings = inner, settings
         self.variable_h = inner.variable_h
         self.extra_solves = 0  # solves beyond the first, over the run
-        self.unconverged = 0  # attempts that reached settings.iterations (each one FAILED)
+        self.unconverged = 0  # attempts that stalled or reached settings.iterations (FAILED)
+        self.capped = 0  # attempts that reached settings.iterations
         self._last_normal = np.zeros(0)
         model = inner.kernel.model
         self.coulomb = Numeric(coulomb_function(inner.kernel, settings))
         self.frictional = np.flatnonzero(model.mu_static > 0)
 
     def counters(self) -> dict[str, int]:
-        return {"friction_solves": self.extra_solves, "friction_unconverged": self.unconverged}
+        own = {"friction_solves": self.extra_solves, "friction_unconverged": self.unconverged}
+        return {**self.inner.counters(), **own, "steps_capped_friction": self.capped}
 
     def coulomb_residual(self, inputs: StepInputs, sol: StepSolution) -> tuple[float, float]:
         """(EoM residual of `sol` with the Coulomb forces of its own normal forces, the bound
@@ -190,6 +192,7 @@ class FrictionFixedPoint(StepSolver):
             normal, start = nxt, sol
         else:
             self.unconverged += 1
+            self.capped += 1
             sol.status = FAILED
             sol.return_status = (
                 f"{sol.return_status}; Coulomb friction not converged in "

@@ -79,8 +79,18 @@ def symbols_like(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: ca.MX.sym(f"o_{k}", a.sparsity()) for k, a in values.items()}
 
 
-#: Outputs that count work (QP solves) and add up over the solves a step makes.
-COUNTS = ("solves",)
+#: Outputs that count work and add up over the solves a step makes: QP solves, those made cold
+#: (no guessed active set, or a missed one: step/qp_warm.py), the loops that made their last
+#: round (cut rounds, releases of induced impacts, the friction fixed point's substitution) and
+#: the friction fixed point's rounds (step/qp_graph.py).
+COUNTS = ("solves", "cold", "capped_cuts", "capped_releases", "capped_friction", "rounds")
+
+
+def counts(**given: Any) -> dict[str, Any]:
+    """COUNTS by name: `given`, the others 0."""
+    import casadi as ca
+
+    return {k: given.get(k, ca.MX(0)) for k in COUNTS}
 
 
 def adding(taken: Mapping[str, Any], kept: Mapping[str, Any]) -> dict[str, Any]:

@@ -76,7 +76,7 @@ class NLPStep(StepSolver):
             raise InputError(
                 "formulation must be 'implicit' for friction or restitution, got 'mpcc'"
             )
-        self.h_max, self.formulation = h_max, formulation
+        self.h_max, self.formulation, self.capped = h_max, formulation, 0  # capped: max_iter
         self.graph: NLPGraph = build_graph(
             kernel, h_max, formulation, h_preference, sigma, friction
         )
@@ -96,6 +96,9 @@ class NLPStep(StepSolver):
             raise InputError(
                 f"ipopt options {sorted(ipopt or {})} rejected by IPOPT: {reason}"
             ) from None
+
+    def counters(self) -> dict[str, int]:
+        return {"steps_capped_ipopt": self.capped}
 
     # ---- data of one step ------------------------------------------------------------------
     def parameters(self, inputs: StepInputs) -> np.ndarray:
@@ -222,6 +225,7 @@ class NLPStep(StepSolver):
         x = np.asarray(sol["x"]).ravel()
         lam_g = np.asarray(sol["lam_g"]).ravel()
         return_status = stats.get("return_status", "unknown")
+        self.capped += return_status == "Maximum_Iterations_Exceeded"
         status = _SOLVED.get(return_status, FAILED)
         out = self._post.named(P=P, x=x, **self.graph.multipliers(lam_g))
         if return_status in _VERIFY:

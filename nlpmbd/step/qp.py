@@ -19,7 +19,7 @@ import numpy as np
 
 from .config import DEFAULT_FRICTION, Friction, QPPlugin
 from .kernel import StepKernel
-from .layout import named_function, switch, symbols_like
+from .layout import COUNTS, named_function, switch, symbols_like
 from .numeric import Numeric
 from .qp_graph import attempt_function
 from .quiet import quiet_for, silent_stdout
@@ -50,6 +50,10 @@ def extrapolate(lam: Any, lam1: Any, lam2: Any) -> Any:
 #: The attempt's outputs a StepSolution takes as q, v, lam, lam_eq.
 _STATE_FORCES = ("q_new", "v_new", "lam", "lam_eq")
 
+#: The attempt's counts of loops that made their last round (step/layout.py COUNTS), in the
+#: order of whole_step's `capped` and of the run's counters steps_capped_* (io/schema.py).
+CAPS = ("capped_friction", "capped_cuts", "capped_releases")
+
 #: The backup attempt's friction rounds, in units of the first attempt's (QPStep._backup_attempt).
 BACKUP_ROUNDS = 5
 
@@ -72,13 +76,16 @@ class QPStep(StepSolver):
         super().__init__(kernel)
         self.plugin, self.backup = plugin, backup if backup != plugin else None
         self.backup_solves = 0
+        #: QP solves made cold; per cap of CAPS, the attempts that reached it (Python's)
+        self.cold_solves, self.capped = 0, dict.fromkeys(CAPS, 0)
         self._settings = (friction, rounds, whole)
         self.attempt = attempt_function(kernel, plugin, *self._settings)
         with silent_stdout():  # its memory: qpOASES prints a licence banner for each new one
             self._attempt = Numeric(self.attempt)  # NumPy in and out, no DM (the predictor's)
 
     def counters(self) -> dict[str, int]:
-        return {"qp_backup_solves": self.backup_solves}
+        out = {"qp_backup_solves": self.backup_solves, "qp_cold_solves": self.cold_solves}
+        return out | {f"steps_{k}": n for k, n in self.capped.items()}
 
     @functools.cached_property
     def _backup_attempt(self) -> ca.Function:
@@ -119,6 +126,10 @@ class QPStep(StepSolver):
         # QP solves: the attempt's (friction rounds, cuts, releases, both stages), the guard's
         # and the projection's Gauss-Newton QPs
         outputs.update(q_raw=q_raw, gap_raw=gap_raw, n_qp=out["solves"] + projected["n_qp"])
+        # of which cold: the attempt's without a guessed active set or after a missed one, and
+        # all of the projection's (DAQP from scratch)
+        outputs["n_cold"] = out["cold"] + projected["n_qp"]
+        outputs["capped"] = ca.vertcat(*(out[c] > 0 for c in CAPS))
         outputs.update(qp_ok=out["ok"], projection_ok=projected["ok"], friction=out["friction"])
         outputs["guarded"] = guarded
         ins = {n: step[n] for n in ("t", "q", "v", "h", "normal", "applied")}
@@ -136,7 +147,7 @@ class QPStep(StepSolver):
         less = pen(plain["q_new"]) < pen(outs["q_new"])
         better = (plain["ok"] > 0) * ca.logic_or(outs["ok"] == 0, less)
         chosen = {k: ca.if_else(better, plain[k], a) for k, a in outs.items()}
-        chosen["solves"] = outs["solves"] + plain["solves"]
+        chosen.update({c: outs[c] + plain[c] for c in COUNTS if c in outs})
         guard = switch("curvature_guard", step, outs, chosen)  # a worse re-solve changes nothing
         redo = ca.logic_or(pen(first["q_new"]) > self.kernel.curvature_guard, first["ok"] == 0)
         return guard(redo, step, first), redo
@@ -155,12 +166,12 @@ class QPStep(StepSolver):
         args.update(use_curvature=use, applied=applied, normal=normal)
         with quiet_for(self.plugin):
             out, ok = self._try(self._attempt.named, args)
-        solves = int(float(out["solves"]))
+        solves = self._count(out)
         if not ok and self.backup is not None:
             with silent_stdout():
                 out, ok = self._try(self._backup_attempt, args)
             self.backup_solves += 1
-            solves += int(float(out["solves"]))
+            solves += self._count(out)
         q, v, lam, lam_eq = (np.asarray(out[k], dtype=float).ravel() for k in _STATE_FORCES)
         return StepSolution(
             h=float(inputs.h_hi),
@@ -179,6 +190,13 @@ class QPStep(StepSolver):
             friction=np.asarray(out["friction"], dtype=float).reshape(3, nc),
         )
 
+    def _count(self, out: dict) -> int:
+        """The attempt's QP solves; its cold solves and caps reached counted."""
+        self.cold_solves += int(float(out["cold"]))
+        for c in CAPS:
+            self.capped[c] += float(out[c]) > 0
+        return int(float(out["solves"]))
+
     def _try(self, attempt: Callable[..., Any], args: dict) -> tuple[dict, bool]:
         try:
             out = attempt(**args)
@@ -187,6 +205,7 @@ class QPStep(StepSolver):
             m, nan = self.kernel.model, np.nan
             failed = {"q_new": args["q"] * nan, "v_new": args["v"] * nan}
             failed.update(lam=np.full(m.n_gap, nan), lam_eq=np.full(m.n_eq, nan))
-            failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0, solves=1.0)
+            failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0, solves=1.0, cold=1.0)
+            failed.update(dict.fromkeys(CAPS, 0.0))
             failed["friction"] = np.full((3, m.n_gap), nan)
             return failed, False

@@ -40,7 +40,7 @@ from .cuts import N_CUTS, ROWS, Cuts, n_cone
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
-from .layout import Layout, adding, named_function, switch, symbols_like
+from .layout import Layout, adding, counts, named_function, switch, symbols_like
 from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
@@ -55,7 +55,7 @@ from .verlet import two_stage
 #: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
 ATTEMPT_OUT = (
     "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled",
-    "solves",
+    "solves", "cold", "capped_cuts", "capped_releases", "capped_friction", "rounds",
 )  # fmt: skip
 
 
@@ -75,6 +75,7 @@ def attempt_function(
         no_fdirs = ca.DM.zeros(at.sparsity_in("fdirs").shape)
         # the normal forces of the steps before guess the QP's active set (step/qp_warm.py)
         out = at.call({**args, "normal": normal, "fdirs": no_fdirs})
+    out["capped_friction"] = out["rounds"] >= rounds if m.has_friction else ca.MX(0)
     outputs = {k: out[k] for k in ATTEMPT_OUT}
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     return two_stage(kernel, f) if kernel.verlet and whole else f
@@ -99,8 +100,10 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
         again = adding(one.call({**args, "released": syms["released_next"]}), syms)
         out = switch(f"release_induced_{k}", args, syms, again)(more, args, out)
     if m.has_restitution:
+        out["capped_releases"] = out["capped_releases"] + (more > 0)  # the last round's `more`
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
         out["ok"] = out["ok"] * (more == 0)
+    out["rounds"] = ca.MX(1)  # a round of the friction fixed point (step/qp_rounds.py)
     return named_function("qp_released", args, {k: out[k] for k in (*ATTEMPT_OUT, "fdirs_next")})
 
 
@@ -130,6 +133,7 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
             f"cut_{k}", {**args, "cuts": d}, syms, adding(one.call({**args, "cuts": d}), syms)
         )
         out = again(need, {**args, "cuts": dirs}, out)
+    out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
     return named_function("qp_cut", args, out)
 
 
@@ -226,14 +230,14 @@ def _solve(
     if guessed and qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
-        sol = {**solve.call(args), "solves": 1}
+        sol = {**solve.call(args), "solves": 1, "cold": 1}
     unknowns = Layout([("u", nv), ("friction", nw), ("joint_friction", nj), ("soft", soft.n)])
     x = unknowns.split(sol["x"])
     n_jf = jf.n if jf is not None else 0
     blocks = [("contact", rows.n_contact), ("friction", n_fr), ("joint_friction", n_jf)]
     y_rows = Layout(blocks)
     y = {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}
-    return x, y, soft, sol["solves"]
+    return x, y, soft, counts(solves=sol["solves"], cold=sol.get("cold", sol["solves"] - 1))
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
@@ -258,7 +262,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         bound = friction_bound(mu, normal - imp.normal)  # friction beyond the impulses
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
     jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.joint_friction.n else None
-    x, y, soft, solves = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
+    x, y, soft, counted = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
     phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]
     f = Forces(rows, mult, v_new)
@@ -286,7 +290,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     settled = eom + miss <= tol
     outputs = {"q_new": q_new, "v_new": v_new, "lam": f.lam + imp.normal, "lam_eq": f.lam_eq}
     outputs.update(eom=eom, comp=comp, drift=drift, ok=ok, friction=fric + imp.friction)
-    outputs.update(settled=settled, solves=solves)
+    outputs.update(settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     inputs = {**args, "normal": normal, "fdirs": state, "released": released}
     if dirs is not None:

@@ -34,7 +34,7 @@ import casadi as ca
 import numpy as np
 
 from .kernel import StepKernel
-from .layout import named_function
+from .layout import COUNTS, named_function
 from .numeric import Numeric
 from .quiet import quiet_for
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
@@ -61,7 +61,7 @@ def velocity_stage(kernel: StepKernel, attempt: ca.Function, args: Mapping[str, 
 def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
     """The step's outputs from the two stages' (ATTEMPT_OUT names; symbolic or numeric): q from
     the first, v from the second, forces the step's mean (stage 2 covers half the step),
-    residuals the larger, ok and settled both, the QP solves of both."""
+    residuals the larger, ok and settled both, the COUNTS (QP solves, ...) of both."""
     out = dict(first)
     out["v_new"] = second["v_new"]
     for k in _FORCES:
@@ -70,8 +70,9 @@ def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
         out[k] = ca.fmax(first[k], second[k])
     for k in ("ok", "settled"):
         out[k] = first[k] * second[k]
-    if "solves" in first:  # the QP path's (the NLP path counts IPOPT's iterations)
-        out["solves"] = first["solves"] + second["solves"]
+    for k in COUNTS:  # the QP path's (the NLP path counts IPOPT's iterations)
+        if k in first:
+            out[k] = first[k] + second[k]
     return out
 
 
