@@ -52,8 +52,9 @@ KILLED_RUN = """
 def test_a_kill_between_the_two_writes_leaves_a_readable_and_resumable_result(tmp_path):
     out = tmp_path / "run"
     # the first checkpoint of a run: every wall second is a checkpoint; the QP path checkpoints
-    # between chunks, so short ones leave steps for the resumed run
-    args = ["run", "revolute", "--t-end", "0.05", "--checkpoint-every", "1e-9"]
+    # between chunks (chained into groups of up to 8, run/chunks.py), so short ones leave steps
+    # for the resumed run
+    args = ["run", "revolute", "--t-end", "0.3", "--checkpoint-every", "1e-9"]
     args += ["--chunk-steps", "8"]
     proc = _python(KILLED_RUN, *args, "--out", str(out), "--no-plot", "--quiet")
     assert proc.returncode == -signal.SIGKILL
