@@ -1,0 +1,130 @@
+"""`python -m benchmarks.qp_solve_kinds CASE [--set K=V ...] [--t-end T] [--option K=V ...]`:
+the step QPs of a run counted by kind (issue 30's "iteration counts in the open"): per step,
+the single QPs (step/qp_graph.py `_one_qp`) of each Verlet stage and cut round, and how many
+of them the guessed active set served (step/qp_warm.py) or DAQP solved. Not a test: it prints
+a table. The run goes through CasADi's VM (codegen off), so that a Callback can count inside
+the step's graph; the counts are the compiled chunk's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from typing import Any
+
+import casadi as ca
+import numpy as np
+
+
+class _Counted(ca.Callback):
+    """`one` (a single step QP) that records, per evaluation, its stage (use_curvature < 0:
+    the velocity stage), its cut round (the cut columns set) and its solves (1: DAQP or a hit
+    of the guess; 2: a missed guess and DAQP)."""
+
+    def __init__(self, f: ca.Function, seen: Counter) -> None:
+        ca.Callback.__init__(self)
+        self.f, self.seen = f, seen
+        self.construct(f.name() + "_counted", {})
+
+    def get_n_in(self) -> int:
+        return self.f.n_in()
+
+    def get_n_out(self) -> int:
+        return self.f.n_out()
+
+    def get_name_in(self, i: int) -> str:
+        return self.f.name_in(i)
+
+    def get_name_out(self, i: int) -> str:
+        return self.f.name_out(i)
+
+    def get_sparsity_in(self, i: int) -> ca.Sparsity:
+        return self.f.sparsity_in(i)
+
+    def get_sparsity_out(self, i: int) -> ca.Sparsity:
+        return self.f.sparsity_out(i)
+
+    def eval(self, args: list) -> list:
+        ins = dict(zip(self.f.name_in(), args, strict=True))
+        out = self.f.call(args)
+        solves = float(out[self.f.name_out().index("solves")])
+        stage = 2 if float(ins["use_curvature"]) < 0 else 1
+        cuts = ins.get("cuts")
+        k = int(np.count_nonzero(np.any(np.asarray(cuts) != 0, axis=0))) if cuts is not None else 0
+        self.seen[stage, k, solves] += 1
+        return out
+
+
+def count(case: str, params: dict, t_end: float, options: dict) -> tuple[Counter, Any]:
+    """({(stage, cut round, solves): QPs}, the run's result) with codegen off."""
+    from nlpmbd import SimulationOptions, simulate
+    from nlpmbd.apps.registry import get_case
+    from nlpmbd.step import qp_graph
+
+    seen: Counter = Counter()
+    made: list = []
+    original = qp_graph._one_qp
+
+    def counted(*args: Any, **kwargs: Any) -> ca.Function:
+        made.append(_Counted(original(*args, **kwargs), seen))
+        return made[-1]
+
+    qp_graph._one_qp = counted  # type: ignore[assignment]
+    try:
+        c = get_case(case)
+        system, _ = c.build(params)
+        kw = {"h_min": c.h_min, "h_max": c.h_max, **options, "t_end": t_end, "codegen": "off"}
+        r = simulate(system, SimulationOptions(**kw))
+    finally:
+        qp_graph._one_qp = original  # type: ignore[assignment]
+    return seen, r
+
+
+def table(seen: Counter, r: Any) -> str:
+    """Per stage and cut round: QPs per step, and how many of them took 1, 2, ... solves
+    (guessed solves until one is verified, and DAQP after the last miss: with UPDATES = 2, 4
+    solves is three misses and DAQP; where the guess does not apply, 1 is DAQP's)."""
+    steps = int(r.n_steps)
+    counts = sorted({n for _, _, n in seen})
+    head = " | ".join(f"{n:g} solves" for n in counts)
+    lines = [f"| stage | cut round | QPs / step | {head} |", "|---" * (3 + len(counts)) + "|"]
+    for s, k in sorted({(s, k) for s, k, _ in seen}):
+        cells = [seen[s, k, n] / steps for n in counts]
+        lines.append(f"| {s} | {k} | {sum(cells):.2f} | " + " | ".join(f"{c:.2f}" for c in cells)
+                     + " |")  # fmt: skip
+    total = sum(n * c for (_, _, n), c in seen.items()) / steps
+    lines.append(f"\n{steps} steps, {sum(seen.values()) / steps:.2f} QPs and {total:.2f} solves "
+                 "per step in the attempts; QP solves per step as the run counts them (guard "
+                 f"and projection too): {np.mean(r.iterations):.2f}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _pairs(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.qp_solve_kinds")
+    p.add_argument("case")
+    p.add_argument("--set", nargs="*", default=[], dest="params")
+    p.add_argument("--option", nargs="*", default=[])
+    p.add_argument("--t-end", type=float, default=0.05)
+    args = p.parse_args(argv)
+    seen, r = count(args.case, _pairs(args.params), args.t_end, _pairs(args.option))
+    print(table(seen, r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
