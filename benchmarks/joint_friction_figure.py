@@ -1,11 +1,12 @@
 """`python -m benchmarks.joint_friction_figure [--out docs/joint_friction.png]`: friction inside
-ideal joints (issue 32 item 2, the constant breakaway torque `frictionloss`) against the closed
-forms of references/ref_joint_friction.py.
+ideal joints (issue 32 item 2) against closed forms and independent references.
 
 Left: `nlpmbd run pendulum --set frictionloss=0.8 --t-end 4` (m g L = 4.9 N m), the angle from the
-lowest position and the rests the energy balance predicts. Right: a block on a prismatic guide
-with frictionloss 2 N pushed by a ramp F = 10 t N, against k (t - t0)^3 / 6m. Prints the errors
-the tests assert (tests/test_joint_friction.py).
+lowest position and the rests the energy balance predicts (references/ref_joint_friction.py).
+Middle: `nlpmbd run pendulum --set mu=0.4 --set pin_radius=0.1 --t-end 8`, the friction circle
+mu r |F|, against the event-driven reference (references/ref_friction_pendulum.py). Right: a
+block on a prismatic guide with frictionloss 2 N pushed by a ramp F = 10 t N, against
+k (t - t0)^3 / 6m. Prints the errors the tests assert (tests/test_joint_friction.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from benchmarks.reference_problems.contact_runs import run_case
 from references import ref_joint_friction as ref
+from references.ref_friction_pendulum import friction_pendulum
 
 LOSS = 0.8  # N m
 M, K, G = 2.0, 10.0, 2.0  # block: kg, N/s, N
@@ -47,11 +49,20 @@ def main(argv: list[str] | None = None) -> None:
     phi = np.arctan2(pend.q[:, 0], -pend.q[:, 1])
     rests = ref.pendulum_rests(np.pi / 2, 1.0, 9.81, 0.5, LOSS)
     print(f"pendulum: rest {phi[-1]:.9f} rad, closed form {rests[-1]:.9f} rad")
+    circle = run_case("pendulum", {"mu": 0.4, "pin_radius": 0.1}, t_end=8.0).result
+    theta = np.arctan2(circle.q[:, 1], circle.q[:, 0])
+    c_ref = friction_pendulum(0.4 / np.sqrt(1 - 0.4**2), 8.0, params={"R": 0.1})
+    print(f"friction circle: rest {theta[-1]:.9f} rad, reference {c_ref.theta[-1]:.9f} rad")
     block = _block()
     x = ref.ramp_slide(K, G, M, block.t)
     print(f"block: max |x - x_ref| {np.max(np.abs(block.q[:, 0] - x)):.2e} m")
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(14, 3.6))
+    middle.plot(c_ref.t, c_ref.theta, "k-", lw=2.5, alpha=0.35, label="event-driven reference")
+    middle.plot(circle.t, theta, "C0-", lw=1, label="nlpmbd (defaults)")
+    middle.set(xlabel="t (s)", ylabel="angle from +X (rad)")
+    middle.set_title("pendulum, friction circle mu 0.4, r 0.1 m")
+    middle.legend(fontsize=8, loc="upper right")
     left.plot(pend.t, phi, "C0-", lw=1, label="nlpmbd (defaults)")
     for k, r in enumerate(rests):
         label = "rests of the energy balance" if k == 0 else None

@@ -83,12 +83,26 @@ PARAMETERS: tuple[Parameter, ...] = (
         high=0.1,
         unit="m",
     ),
-    Parameter("pin_radius", 0.01, "pin radius", float, low=0.0, low_open=True, high=1.0, unit="m"),
+    Parameter(
+        "pin_radius",
+        0.01,
+        "pin radius (ideal: its friction circle's lever)",
+        float,
+        low=0.0,
+        low_open=True,
+        high=1.0,
+        unit="m",
+    ),
     Parameter(
         "pin_length", 0.05, "engaged pin length", float, low=0.0, low_open=True, high=10.0, unit="m"
     ),
     Parameter(
-        "mu", 0.0, "Coulomb friction coefficient at the pin's contacts", float, low=0.0, high=2.0
+        "mu",
+        0.0,
+        "Coulomb friction at the pin: its contacts (clearance), its friction circle (ideal)",
+        float,
+        low=0.0,
+        high=2.0,
     ),
     Parameter(
         "backlash",
@@ -114,13 +128,17 @@ PARAMETERS: tuple[Parameter, ...] = (
 )
 
 #: Parameters of the clearance joint: only with joint=clearance
-_CLEARANCE_ONLY = ("clearance", "axial_play", "pin_radius", "pin_length", "mu")
+_CLEARANCE_ONLY = ("clearance", "axial_play", "pin_length")
 #: Parameters of the backlash joint: only with joint=backlash
 _BACKLASH_ONLY = ("backlash", "restitution")
 _IDEAL_ONLY = ("frictionloss",)
+#: The pin's radius and friction: the clearance joint's contacts, or the ideal pin's circle
+_PIN = ("pin_radius", "mu")
 PARAMETERS = tuple(
     replace(p, applies={"joint": ("ideal",)})
     if p.name in _IDEAL_ONLY
+    else replace(p, applies={"joint": ("ideal", "clearance")})
+    if p.name in _PIN
     else replace(p, applies={"joint": ("clearance",)})
     if p.name in _CLEARANCE_ONLY
     else replace(p, applies={"joint": ("backlash",)})
@@ -144,10 +162,10 @@ def build(params: Mapping[str, Any]) -> System:
         )
     )
     if params["joint"] == "ideal":
-        loss = params["frictionloss"]
-        system.add_joint(
-            RevoluteJoint("pin", GROUND, body, (0, 0, 0), (0, 0, 1), frictionloss=loss)
-        )
+        friction = {"frictionloss": params["frictionloss"], "mu": params["mu"]}
+        r = params["pin_radius"]
+        pin = RevoluteJoint("pin", GROUND, body, (0, 0, 0), (0, 0, 1), **friction, pin_radius=r)
+        system.add_joint(pin)
     elif params["joint"] == "backlash":
         law = HardContact(restitution=params["restitution"])
         system.add_joint(

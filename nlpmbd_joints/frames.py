@@ -73,20 +73,41 @@ def checked_loss(name: str, value: object) -> float:
 
 
 class Breakaway:
-    """Mixin of a joint with one friction row of constant bound `frictionloss` on its free
-    motion, whose rate `_friction_rate` gives (Joint.friction_rates)."""
+    """Mixin of a joint with one friction row on its free motion, whose rate `_friction_rate`
+    gives (Joint.friction_rates): the bound frictionloss + mu * lever * N, N the reaction across
+    the axis (the pin's radial load, or the slide's normal load; Joint.friction_normals)."""
 
     frictionloss: float
+    mu: float
+    lever: float
+
+    def _set_friction(self, name: str, frictionloss: object, mu: object, lever: float) -> None:
+        self.frictionloss = checked_loss(name, frictionloss)
+        self.mu = finite_scalar(f"{name}.mu", mu, low=0.0)
+        self.lever = lever
 
     def _friction_rate(self, states: dict) -> ca.SX:
         raise NotImplementedError
 
     @property
+    def _has_friction(self) -> bool:
+        return self.frictionloss > 0 or self.mu * self.lever > 0
+
+    @property
     def friction_losses(self) -> tuple[float, ...]:
-        return (self.frictionloss,) if self.frictionloss > 0 else ()
+        return (self.frictionloss,) if self._has_friction else ()
+
+    @property
+    def friction_coefficients(self) -> tuple[float, ...]:
+        return (self.mu * self.lever,) if self._has_friction else ()
 
     def friction_rates(self, states: dict) -> list[ca.SX]:
-        return [self._friction_rate(states)] if self.frictionloss > 0 else []
+        return [self._friction_rate(states)] if self._has_friction else []
+
+    def friction_normals(self, poses: Any, force: ca.SX) -> list[ca.SX]:
+        a = poses[self.parent].vector(self.frame.u_parent)  # type: ignore[attr-defined]
+        across = force - a * ca.dot(a, force)
+        return [ca.sqrt(ca.dot(across, across))] if self._has_friction else []
 
 
 class FramedJoint(IdealJoint):

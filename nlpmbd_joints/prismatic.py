@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 from nlpmbd.model.bodies import Body
 
 from .cylindrical import CylindricalJoint
-from .frames import Breakaway, checked_loss
+from .frames import Breakaway
 
 
 class PrismaticJoint(Breakaway, CylindricalJoint):
@@ -18,10 +18,12 @@ class PrismaticJoint(Breakaway, CylindricalJoint):
     equalities plus one that stops rotation about the axis: the child's first axis-normal
     vector a_c stays perpendicular to the parent's second one b_p (dimensionless).
 
-    Friction: `frictionloss` (N, >= 0) is a constant breakaway force along the axis: the child
-    does not slide relative to the parent while the force the joint must carry along the axis
-    stays below it (true stick on the QP path), and slides against it otherwise (a Tresca row
-    on the relative slide speed at the joint point, step/rows/joint_friction.py).
+    Friction: a force along the axis of at most frictionloss + mu N (N): `frictionloss` a
+    constant breakaway force (N, >= 0), and Coulomb's `mu` times the normal load N (N, the
+    reaction across the axis). The child does not slide relative to the parent while the force
+    the joint must carry along the axis stays below the bound (true stick on the QP path), and
+    slides against it otherwise (a Tresca row on the relative slide speed at the joint point,
+    step/rows/joint_friction.py).
     """
 
     REDUNDANT_WHEN = "axis"
@@ -34,9 +36,10 @@ class PrismaticJoint(Breakaway, CylindricalJoint):
         point: ArrayLike,
         axis: ArrayLike = (0.0, 0.0, 1.0),
         frictionloss: float = 0.0,
+        mu: float = 0.0,
     ) -> None:
         super().__init__(name, parent, child, point, axis)
-        self.frictionloss = checked_loss(name, frictionloss)
+        self._set_friction(name, frictionloss, mu, 1.0)
 
     def _friction_rate(self, states):
         return self._relative_slide(states)

@@ -6,8 +6,9 @@ import casadi as ca
 from numpy.typing import ArrayLike
 
 from nlpmbd.model.bodies import Body
+from nlpmbd.validation import finite_scalar
 
-from .frames import AxisJoint, Breakaway, checked_loss
+from .frames import AxisJoint, Breakaway
 
 
 class RevoluteJoint(Breakaway, AxisJoint):
@@ -18,10 +19,13 @@ class RevoluteJoint(Breakaway, AxisJoint):
     perpendicular to the parent's two axis-normal vectors a, b (2, dimensionless):
     (A_c u'_c) . (A_p a'_p) = 0 and (A_c u'_c) . (A_p b'_p) = 0.
 
-    Friction: `frictionloss` (N m, >= 0) is a constant breakaway torque about the axis: the
-    child does not turn relative to the parent while the torque the joint must carry about
-    the axis stays below it (true stick on the QP path), and turns against it otherwise (a
-    Tresca row on the relative spin (omega_c - omega_p) . u, step/rows/joint_friction.py).
+    Friction: a torque about the axis of at most frictionloss + mu r N (N m): `frictionloss` a
+    constant breakaway torque (N m, >= 0), and the friction circle of a pin of radius r =
+    `pin_radius` (m) under the radial load N (N, the reaction across the axis) with Coulomb's
+    `mu`. The child does not turn relative to the parent while the torque the joint must carry
+    about the axis stays below the bound (true stick on the QP path), and turns against it
+    otherwise (a Tresca row on the relative spin (omega_c - omega_p) . u,
+    step/rows/joint_friction.py).
     """
 
     REDUNDANT_WHEN = "line"
@@ -34,9 +38,12 @@ class RevoluteJoint(Breakaway, AxisJoint):
         point: ArrayLike,
         axis: ArrayLike = (0.0, 0.0, 1.0),
         frictionloss: float = 0.0,
+        mu: float = 0.0,
+        pin_radius: float = 0.0,
     ) -> None:
         super().__init__(name, parent, child, point, axis)
-        self.frictionloss = checked_loss(name, frictionloss)
+        lever = finite_scalar(f"{name}.pin_radius", pin_radius, low=0.0)
+        self._set_friction(name, frictionloss, mu, lever)
 
     def _friction_rate(self, states):
         return self._relative_spin(states)

@@ -126,6 +126,18 @@ class Joint(ABC):  # noqa: B024 - its abstract hooks are in IdealJoint and Conta
         return []
 
     @property
+    def friction_coefficients(self) -> Sequence[float]:
+        """Per friction row, the factor of its load (friction_normals) in its bound: mu times
+        the lever (the pin radius, m, of a revolute's friction circle; 1 for a slide); the
+        bound is friction_losses + coefficient * load. The default: 0 for every row."""
+        return [0.0] * len(self.friction_losses)
+
+    def friction_normals(self, poses: Poses, force: ca.SX) -> list[ca.SX]:
+        """Per friction row, the load (N) that presses its surfaces together, from `force`
+        (3,), the joint's reaction on the child (global). The default: |force| per row."""
+        return [ca.norm_2(force)] * len(self.friction_losses)
+
+    @property
     def n_eq(self) -> int:
         return len(self.eq_labels)
 

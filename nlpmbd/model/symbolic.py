@@ -187,7 +187,7 @@ class SymbolicModel:
             gap_joint=_gap_owner(system, force_law=False),
             compliant_joint=_gap_owner(system, force_law=True),
             compliant_force=compliant,
-            joint_friction=joint_friction_terms(system, b.states, q, v),
+            joint_friction=joint_friction_terms(system, (q, v, t), b.states, pose_map, joint_force),
             report=parts.report_function(
                 q, v, t, Phi, Phi_eq, kinetic, potential, normals, points, joint_force
             ),

@@ -19,6 +19,7 @@ from ..step.nlp import NLPStep
 from ..step.predictor import Predictor
 from ..step.qp import BACKUP_ROUNDS, QPStep
 from ..step.qp_graph import attempt_function
+from ..step.rows import joint_friction
 from ..step.rows.impact import ImpactLaws
 from ..step.solver import StepSolver
 from ..step.verlet import VerletStep
@@ -116,6 +117,7 @@ def build_solver(kernel: StepKernel, options: SimulationOptions) -> Plan:
     the chunks where the predictor serves the NLP (PREDICTED), else the NLP in Python."""
     if options.solver_path is SolverPath.NLP:
         ImpactLaws(kernel.model.gap_laws).check_nlp()  # Newton's rows only
+        joint_friction.check_nlp(kernel.model)  # constant bounds only
         solver = nlp_solver(kernel, options)
         auto = options.path.solver is SolverPath.AUTO
         if auto and predictable(kernel, options) and not kernel.verlet:

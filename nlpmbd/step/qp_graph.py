@@ -41,22 +41,16 @@ from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, adding, counts, named_function, switch, symbols_like
-from .qp_cone import Cone
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
+from .qp_joint_rounds import with_joint_rounds
 from .qp_objective import Objective
 from .qp_plugins import qp_solver
 from .qp_rounds import fixed_point
+from .qp_symbols import ATTEMPT_OUT, friction_symbols, step_symbols
+from .rows import joint_friction
 from .rows.compliant import QPSlacks
-from .rows.joint_friction import JointFrictionQP
-from .rows.joint_friction import share as joint_share
 from .verlet import two_stage
-
-#: Outputs of `attempt`, by name (friction: (3, M), the force on each contact's moving body).
-ATTEMPT_OUT = (
-    "q_new", "v_new", "lam", "lam_eq", "eom", "comp", "drift", "ok", "friction", "settled",
-    "solves", "cold", "capped_cuts", "capped_releases", "capped_friction", "rounds",
-)  # fmt: skip
 
 
 def attempt_function(
@@ -67,8 +61,10 @@ def attempt_function(
     start the friction fixed point (ignored without friction). Under the second-order scheme
     the whole step is its two stages (step/verlet.py), or with `whole` False its first."""
     m = kernel.model
-    args, normal = _step_symbols(m), ca.MX.sym("normal", m.n_gap)
+    args, normal = step_symbols(m), ca.MX.sym("normal", m.n_gap)
     at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
+    if m.joint_friction.coupled:
+        at = with_joint_rounds(kernel, at)
     if m.has_friction:
         out = fixed_point(at, args, normal, rounds, m)
     else:
@@ -81,18 +77,12 @@ def attempt_function(
     return two_stage(kernel, f) if kernel.verlet and whole else f
 
 
-def _friction_symbols(m: Any) -> dict:
-    """normal (the friction bounds' normal forces), fdirs (friction polygons, step/qp_cone.py)."""
-    rows = 3 * int(np.count_nonzero(~m.planar)) if m.has_friction else 0
-    return {"normal": ca.MX.sym("normal", m.n_gap), "fdirs": ca.MX.sym("fdirs", rows, Cone.columns)}
-
-
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     """(t, q, v, h, use, applied, normal, fdirs) -> ATTEMPT_OUT, fdirs_next: one QP, and with
     restitution up to RELEASE_ROUNDS more, each releasing the gap rows of the induced impacts
     found so far (step/impacts.py); induced impacts left after them fail the step's checks."""
     m = kernel.model
-    args = {**_step_symbols(m), **_friction_symbols(m)}
+    args = {**step_symbols(m), **friction_symbols(m)}
     out = one.call({**args, "released": ca.MX.zeros(m.n_gap)})
     for k in range(RELEASE_ROUNDS if m.has_restitution else 0):
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
@@ -104,7 +94,8 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
         more = ca.mmax(ca.vertcat(0, out["released_next"] - out["released_before"]))
         out["ok"] = out["ok"] * (more == 0)
     out["rounds"] = ca.MX(1)  # a round of the friction fixed point (step/qp_rounds.py)
-    return named_function("qp_released", args, {k: out[k] for k in (*ATTEMPT_OUT, "fdirs_next")})
+    keep = (*ATTEMPT_OUT, "fdirs_next", "joint_load_next", "joint_settled")
+    return named_function("qp_released", args, {k: out[k] for k in keep})
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
@@ -114,7 +105,7 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
     if not kernel.vector:
         return one
     m = kernel.model
-    args = {**_step_symbols(m), **_friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
+    args = {**step_symbols(m), **friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
     dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
     out = one.call({**args, "cuts": dirs})
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
@@ -135,12 +126,6 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
         out = again(need, {**args, "cuts": dirs}, out)
     out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
     return named_function("qp_cut", args, out)
-
-
-def _step_symbols(m: Any) -> dict:
-    """t, q, v, h, use_curvature, applied."""
-    sizes = {"t": 1, "q": m.n_q, "v": m.n_v, "h": 1, "use_curvature": 1, "applied": m.n_v}
-    return {name: ca.MX.sym(name, n) for name, n in sizes.items()}
 
 
 class _Rows:
@@ -199,7 +184,7 @@ def _solve(
     fr: Any,
     bound: Any,
     hint: dict,
-    jf: JointFrictionQP | None = None,
+    jf: joint_friction.JointFrictionQP | None = None,
 ) -> tuple[dict, dict, QPSlacks, Any]:
     """The QP of `rows` and `obj`, with the friction rows of `fr` at the bounds `bound` and
     the soft gaps' slacks, solved by `solver` (plugin, Friction settings): its unknowns u,
@@ -246,9 +231,9 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     released_next (with the contacts of induced impacts, step/impacts.py)."""
     k, m = kernel, kernel.model
     nc, nv = m.n_gap, m.n_v
-    args = _step_symbols(m)
+    args = step_symbols(m)
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
-    fs, released = _friction_symbols(m), ca.MX.sym("released", nc)
+    fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
@@ -261,7 +246,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
         mu = k.friction_coefficient(ca.vertcat(*fr.slip_m), friction.stick_speed)
         bound = friction_bound(mu, normal - imp.normal)  # friction beyond the impulses
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
-    jf = JointFrictionQP(m, q, joint_share(k.kick, use)) if m.joint_friction.n else None
+    jf = joint_friction.qp_rows(k, q, use, fs["joint_load"])
     x, y, soft, counted = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
     phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]
@@ -270,8 +255,11 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     if fr is not None:
         bias = W_REG * float(np.min(m.masses)) * ca.mmax(x["friction"]) / h
         fric, generalised, within = fr.forces(y["friction"], bound, bias, v_new, h)
+    tau = ca.MX(0, 1)
     if jf is not None:
-        _, joint_generalised, joint_within = jf.forces(y["joint_friction"], x["joint_friction"], h)
+        tau, joint_generalised, joint_within = jf.forces(
+            y["joint_friction"], x["joint_friction"], h
+        )
         generalised, within = generalised + joint_generalised, within * joint_within
     K = obj.residual(v_new)
     eom, comp, ok, eom_scale = checks(k, args, rows, phi, released, v_new, K, f, generalised)
@@ -292,7 +280,8 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     outputs.update(eom=eom, comp=comp, drift=drift, ok=ok, friction=fric + imp.friction)
     outputs.update(settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
-    inputs = {**args, "normal": normal, "fdirs": state, "released": released}
+    outputs.update(joint_friction.qp_loads(k, args, jf, tau, f, tol))
+    inputs = {**args, **fs, "released": released}  # fs: normal, fdirs (state), joint_load
     if dirs is not None:
         inputs["cuts"] = dirs
     return named_function("qp_one", inputs, outputs)

@@ -46,7 +46,7 @@ CONTRACTING = 0.5
 _DEPENDENT = 1e-8
 
 
-def _secant(x: Any, f: Any, before: tuple[Any, Any] | None) -> Any:
+def secant(x: Any, f: Any, before: tuple[Any, Any] | None) -> Any:
     """The next normal forces after a round that mapped x to f: the secant root of f - x per
     contact through the round before (exact where the map is linear; a slope near 1 makes
     plain substitution crawl), else f; kept >= 0."""
@@ -102,7 +102,7 @@ def _rounds(
     before = None
     xs, fs = [x], [out["lam"]]
     for k in range(rounds - 1):
-        nxt = _secant(x, out["lam"], before if tag else None)
+        nxt = secant(x, out["lam"], before if tag else None)
         syms, n = symbols_like(out), ca.MX.sym("normal", x.shape)
         again = at.call({**args, "normal": n, "fdirs": syms["fdirs_next"]})
         step = switch(f"friction_round_{tag}{k}", {**args, "normal": n}, syms, adding(again, syms))
