@@ -164,6 +164,9 @@ def test_console_script_exit_codes():
     assert listing.returncode == 0
     assert "  revolute_backlash: A revolute joint with angular play" in listing.stdout
     assert "  gear_backlash: The teeth of an external spur-gear pair" in listing.stdout
+    # with their keys: joint friction on the revolute, impact laws on the hard contact
+    assert "point, axis, frictionloss, mu, pin_radius" in listing.stdout
+    assert "restitution, mu, mu_static, impact" in listing.stdout
     assert "  spring_damper: A compliant contact whose force is implicit in the step:" in (
         listing.stdout
     )

@@ -52,7 +52,7 @@ def _cmd_list(parts: bool) -> int:
 
 def _print_model_parts() -> None:
     """The joint types and contact laws a model file names (docs: the model-file reference)."""
-    from ..io.model_parts import CONTACT_LAWS, joint_classes
+    from ..io.model_parts import CONTACT_LAWS, joint_classes, keys_of
 
     def summary(cls: type) -> str:  # the docstring's first sentence
         words = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
@@ -60,10 +60,10 @@ def _print_model_parts() -> None:
 
     print("joint types (model files: [[joints]] type = NAME):")
     for name, cls in joint_classes().items():
-        print(f"  {name}: {summary(cls)}")
+        print(f"  {name}: {summary(cls)}\n    keys: {', '.join(keys_of(cls))}")
     print("contact laws (model files: a joint's contact = {law = NAME, ...}):")
     for name, law in CONTACT_LAWS.items():
-        print(f"  {name}: {summary(law)}")
+        print(f"  {name}: {summary(law)}\n    keys: {', '.join(keys_of(law))}")
 
 
 def _cmd_study(args: argparse.Namespace) -> int:

@@ -139,6 +139,11 @@ def construct(cls: type, keywords: dict[str, Any], where: Where, bodies: dict[st
         raise where.error(f"{cls.__name__} rejected it: {type(err).__name__}: {err}") from None
 
 
+def keys_of(cls: type) -> list[str]:
+    """The model-file keys of a joint type or contact law: its constructor's keywords."""
+    return [n for n in _parameters(cls) if n != "name"]
+
+
 def _parameters(cls: type) -> dict[str, inspect.Parameter]:
     plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     signature = inspect.signature(cls)
