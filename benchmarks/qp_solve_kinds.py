@@ -16,44 +16,24 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
+from benchmarks.forwarding import Forwarding
 
-class _Counted(ca.Callback):
+
+class _Counted(Forwarding):
     """`one` (a single step QP) that records, per evaluation, its stage (use_curvature < 0:
     the velocity stage), its cut round (the cut columns set) and its solves (1: DAQP or a hit
     of the guess; 2: a missed guess and DAQP)."""
 
     def __init__(self, f: ca.Function, seen: Counter) -> None:
-        ca.Callback.__init__(self)
-        self.f, self.seen = f, seen
-        self.construct(f.name() + "_counted", {})
+        super().__init__(f)
+        self.counts = seen
 
-    def get_n_in(self) -> int:
-        return self.f.n_in()
-
-    def get_n_out(self) -> int:
-        return self.f.n_out()
-
-    def get_name_in(self, i: int) -> str:
-        return self.f.name_in(i)
-
-    def get_name_out(self, i: int) -> str:
-        return self.f.name_out(i)
-
-    def get_sparsity_in(self, i: int) -> ca.Sparsity:
-        return self.f.sparsity_in(i)
-
-    def get_sparsity_out(self, i: int) -> ca.Sparsity:
-        return self.f.sparsity_out(i)
-
-    def eval(self, args: list) -> list:
-        ins = dict(zip(self.f.name_in(), args, strict=True))
-        out = self.f.call(args)
-        solves = float(out[self.f.name_out().index("solves")])
-        stage = 2 if float(ins["use_curvature"]) < 0 else 1
-        cuts = ins.get("cuts")
+    def seen(self, inputs: dict, outputs: dict) -> None:
+        solves = float(outputs["solves"])
+        stage = 2 if float(inputs["use_curvature"]) < 0 else 1
+        cuts = inputs.get("cuts")
         k = int(np.count_nonzero(np.any(np.asarray(cuts) != 0, axis=0))) if cuts is not None else 0
-        self.seen[stage, k, solves] += 1
-        return out
+        self.counts[stage, k, solves] += 1
 
 
 def count(case: str, params: dict, t_end: float, options: dict) -> tuple[Counter, Any]:

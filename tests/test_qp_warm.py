@@ -7,6 +7,7 @@ import casadi as ca
 import numpy as np
 import pytest
 
+from benchmarks.forwarding import Forwarding
 from nlpmbd import SimulationOptions, simulate
 from nlpmbd.apps.registry import get_case
 from nlpmbd.step import qp_warm
@@ -98,37 +99,13 @@ def test_runs_take_the_cold_paths_steps(monkeypatch, case, t_end, options):
     assert np.abs(warm.q - cold.q).max() < 1e-9
 
 
-class _Counted(ca.Callback):
+class _Counted(Forwarding):
     """A conic Function that counts its evaluations (the step QP's plugin calls)."""
 
     calls = 0
 
-    def __init__(self, f: ca.Function) -> None:
-        ca.Callback.__init__(self)
-        self.f = f
-        self.construct(f.name() + "_counted", {})
-
-    def get_n_in(self) -> int:
-        return self.f.n_in()
-
-    def get_n_out(self) -> int:
-        return self.f.n_out()
-
-    def get_name_in(self, i: int) -> str:
-        return self.f.name_in(i)
-
-    def get_name_out(self, i: int) -> str:
-        return self.f.name_out(i)
-
-    def get_sparsity_in(self, i: int) -> ca.Sparsity:
-        return self.f.sparsity_in(i)
-
-    def get_sparsity_out(self, i: int) -> ca.Sparsity:
-        return self.f.sparsity_out(i)
-
-    def eval(self, args: list) -> list:
+    def seen(self, inputs: dict, outputs: dict) -> None:
         _Counted.calls += 1
-        return self.f.call(args)
 
 
 @pytest.mark.parametrize(
