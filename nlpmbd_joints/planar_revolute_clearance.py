@@ -22,7 +22,9 @@ class PlanarRevoluteClearance(CylindricalClearance):
 
     eps = 1e-3 c, c = hole_radius - pin_radius; negative = open. Contact frame as in
     CylindricalClearance (force on the pin along -n, n from the hole's axis to the pin's).
-    `length` (m) is the engaged pin length, kept for reports; it does not enter the gap.
+    `length` (m) is the engaged pin length, kept for reports; it does not enter the gap. The
+    contact slips in the mechanism's plane (slip_planes: the axis u), so its friction has one
+    tangent, exact.
     """
 
     def _end_points(self) -> list[np.ndarray]:
@@ -35,3 +37,6 @@ class PlanarRevoluteClearance(CylindricalClearance):
     @property
     def gap_scales(self):
         return (self.clearance,)
+
+    def slip_planes(self, poses):
+        return [poses[self.line_body].vector(self.u_line)]
