@@ -248,7 +248,7 @@ def print_summary(result: SimulationResult, out: Path) -> None:
     capped = {k: n for k, n in result.counters.items() if k in CAPS and n}
     if capped:
         listed = ", ".join(f"{CAPS[k]} {n}" for k, n in capped.items())
-        print(f"  steps at an iteration cap: {listed}")
+        print(f"  steps that used every round a cap allows: {listed}")
     print(
         f"  max residuals: EoM {s['max_eom_residual']:.2e}, ideal constraints "
         f"{s['max_eq_residual']:.2e}, |p'p-1| {s['max_norm_residual']:.2e}, complementarity "
