@@ -119,3 +119,24 @@ def test_the_nlp_path_refuses_a_bound_that_grows_with_the_reaction():
 def test_a_bad_frictionloss_is_an_input_error(loss):
     with pytest.raises(InputError, match="guide.frictionloss"):
         PrismaticJoint("guide", GROUND, RigidBody("b", 1.0, (1,) * 3), (0, 0, 0), frictionloss=loss)
+
+
+def test_a_run_says_when_a_fallback_step_dropped_the_load_part():
+    """A QP step that fails falls back to the NLP path, whose joint friction is its constant
+    part only: the run's warnings say so where such steps happened (and only then)."""
+    from nlpmbd.model.symbolic import SymbolicModel
+    from nlpmbd.run.validity import RunChecks
+
+    for mu, expected in ((0.4, True), (0.0, False)):
+        system = System(gravity=(0, -G, 0))
+        bob = system.add_body(RigidBody("bob", 1.0, (0.085,) * 3, position=(0.5, 0, 0)))
+        pin = RevoluteJoint("pin", GROUND, bob, (0, 0, 0), (0, 0, 1), mu=mu, pin_radius=0.1)
+        system.add_joint(pin)
+        result = simulate(system, SimulationOptions(t_end=0.01, solver="qp"))
+        assert not any("fell back" in w for w in result.meta["warnings"])
+        result.meta["qp_fallback_steps"] = 3
+        said = RunChecks(system, SymbolicModel.build(system)).warnings(result)
+        flagged = [w for w in said if "fell back to the NLP path" in w]
+        assert bool(flagged) == expected
+        if expected:
+            assert "the joints' friction without its load part" in flagged[0]

@@ -24,6 +24,7 @@ from ..model.contact import ForceLaw
 from ..model.symbolic import SymbolicModel
 from ..model.system import System
 from ..step.config import Integrator
+from ..step.rows import nlp_omits
 from .option_groups import StepControl
 from .options import SimulationOptions
 
@@ -144,6 +145,8 @@ class RunChecks:
         self.n_rigid = len(system.bodies)
         self.no_work = does_no_work(system, model)
         self.weight = float(np.sum(model.masses)) * float(np.linalg.norm(model.gravity))
+        #: what the NLP path, the QP path's fallback, leaves out of the model (rows it has not)
+        self.qp_only = nlp_omits(model)
         self.contact_scales = np.asarray(system.gap_scales, dtype=float)
         self.force_laws = []  # (joint name, law, first column, columns, lighter moving mass)
         col = 0
@@ -186,7 +189,7 @@ class RunChecks:
             if result.n_steps:
                 out += [self._drift(result), self._norm(result), self._penetration(result)]
                 out += [self._energy_gain(result), *self._compliant(result)]
-                out += [unconverged(result), self._first_order(result)]
+                out += [unconverged(result), self._first_order(result), self._fallback(result)]
         return [w for w in out if w]
 
     def _non_finite(self, r: SimulationResult) -> str | None:
@@ -201,6 +204,15 @@ class RunChecks:
             f"{k} of {r.n_steps} steps ({k / r.n_steps:.1%}, limit {FIRST_ORDER_STEPS:.0%}) were "
             "taken by the first-order scheme after the second-order step failed them: the run "
             "is first order there; use --integrator euler, or a smaller --h-max"
+        )
+
+    def _fallback(self, r: SimulationResult) -> str | None:
+        k = int(r.meta.get("qp_fallback_steps", 0))
+        if not (k and self.qp_only):
+            return None
+        return (
+            f"{k} of {r.n_steps} steps fell back to the NLP path, which has {self.qp_only}: "
+            "those steps are approximate there; use a smaller --h-max"
         )
 
     def _drift(self, r: SimulationResult) -> str | None:

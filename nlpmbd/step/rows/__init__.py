@@ -17,7 +17,16 @@ from .hard_gap import HardGap
 from .soft_gap import SoftGap
 from .tresca import Tresca
 
-__all__ = ["FrictionRow", "GapRow", "GapRows", "HardGap", "SoftGap", "Tresca", "register"]
+__all__ = [
+    "FrictionRow",
+    "GapRow",
+    "GapRows",
+    "HardGap",
+    "SoftGap",
+    "Tresca",
+    "nlp_omits",
+    "register",
+]
 
 register(HardContact, lambda law: HardGap(), lambda law: Tresca(law.mu, law.mu_static))
 register(
@@ -55,3 +64,14 @@ class GapRows:
         """(M,) mu_j of a step from the slip speeds |D_j vm| (M,) at its start."""
         rows = self.friction
         return ca.vertcat(*[r.coefficient(slip_speed[j], stick_speed) for j, r in enumerate(rows)])
+
+
+def nlp_omits(model: Any) -> str:
+    """What of the model the NLP path takes in part only, or "": the joints' friction without
+    its load part (rows/joint_friction.py), Newton's law for the process impact laws."""
+    from .impact import ImpactLaws
+
+    parts = ["the joints' friction without its load part"] if model.joint_friction.coupled else []
+    if ImpactLaws(model.gap_laws).process:
+        parts.append("Newton's impact law in place of Poisson's or the energetic one")
+    return " and ".join(parts)
