@@ -39,3 +39,16 @@ def test_fast_path_agrees_with_the_nlp_path(name, t_end, h):
     scale = max(1.0, np.abs(nlp.lam).max())
     assert np.abs(fast.lam - nlp.lam).max() < 1e-3 * scale
     assert np.all(fast.status == 0)  # every step passed the kernel's checks at once
+
+
+def test_an_open_frictional_contact_on_a_spinning_body_stays_on_the_qp_path():
+    """A rod spinning at 2 rad/s in flight above rough ground (mu 0.4): its contact is open, the
+    friction bound 0, and the free split variable p takes the slip, -1 m/s; the curvature of p
+    (W_REG) gives a force of W_REG m |p| / h = 1e-6 N, which the check must allow for by |p|
+    (by max(p), it was 0 and every step of the first 65 ms fell back to the NLP)."""
+    from tests.test_impact_laws import rod_system
+
+    system = rod_system(1.0, 0.4, (0.0, 0.0, 2.0), 0.9, "newton", gravity=9.81, lift=0.1)
+    r = simulate(system, SimulationOptions(t_end=0.02, h_min=1e-4, h_max=1e-4))
+    assert r.meta["qp_fallback_steps"] == 0 and r.meta["solver_path"] == "qp"
+    assert np.max(np.abs(r.friction_force)) < 2e-6  # the curvature's force only

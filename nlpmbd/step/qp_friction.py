@@ -15,8 +15,9 @@ from .layout import Layout
 from .qp_cone import Cone
 
 #: Curvature of the friction split variables p, n as a fraction of the lightest body's mass
-#: (the Hessian entry is W_REG m_min, step/qp_graph.py), and the slack of the friction-law
-#: check relative to the largest friction bound (or 1 N).
+#: (the Hessian entry is W_REG m_min, step/qp_graph.py): a force of up to W_REG m_min |p| / h,
+#: which the checks allow for (|p|: a free contact's p is the slip, of either sign); and the
+#: slack of the friction-law check relative to the largest friction bound (or 1 N).
 W_REG = 1e-10
 FRICTION_SLACK = 1e-6
 #: Friction bounds below this fraction of the largest (or of 1 N) are taken as 0 (no friction).

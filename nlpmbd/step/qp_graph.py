@@ -253,7 +253,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     f = Forces(rows, mult, v_new)
     fric, generalised, within, miss = ca.MX.zeros(3, nc), ca.MX.zeros(nv, 1), 1, 0
     if fr is not None:
-        bias = W_REG * float(np.min(m.masses)) * ca.mmax(x["friction"]) / h
+        bias = W_REG * float(np.min(m.masses)) * ca.mmax(ca.fabs(x["friction"])) / h
         fric, generalised, within = fr.forces(y["friction"], bound, bias, v_new, h)
     tau = ca.MX(0, 1)
     if jf is not None:
