@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 
 import casadi as ca
 import numpy as np
@@ -69,14 +70,14 @@ def test_background_compilation_switches_mid_run_with_the_same_numbers(monkeypat
     monkeypatch.setattr("nlpmbd.run.chunks.COMPILE_PAYS", 0.0)
     built = threading.Event()
 
-    def fake_compile(f, timeout=600.0, *, build=True, cancel=None):
-        if not build:
-            return f, "not cached"
+    def fake_build(src, timeout=600.0, cancel=None):  # in the build's thread: no CasADi
         built.set()
-        return _copy(f), "compiled"
+        return "compiled"
 
-    monkeypatch.setattr(background, "compile_function", fake_compile)
-    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", fake_compile)
+    monkeypatch.setattr(background, "prepare", lambda f: SimpleNamespace(name=f.name()))
+    monkeypatch.setattr(background, "build_library", fake_build)
+    monkeypatch.setattr(background, "load_library", lambda f, src, how: (_copy(f), how))
+    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", lambda f, **kw: (f, "not cached"))
     options = SimulationOptions(t_end=1.0, h_min=1e-3, h_max=1e-3, chunk_steps=16)
     system, _ = get_case("pendulum").build({"joint": "clearance"})
     auto = simulate(system, options)
@@ -91,16 +92,15 @@ def test_a_build_the_run_outlives_is_cancelled(monkeypatch):
     monkeypatch.setattr("nlpmbd.run.chunks.COMPILE_PAYS", 0.0)
     stopped = threading.Event()
 
-    def endless_compile(f, timeout=600.0, *, build=True, cancel=None):
-        if not build:
-            return f, "not cached"
+    def endless_build(src, timeout=600.0, cancel=None):
         assert cancel is not None
         cancel.wait(30.0)  # a compiler that only ends when told to
         stopped.set()
-        return f, "cancelled"
+        return "cancelled"
 
-    monkeypatch.setattr(background, "compile_function", endless_compile)
-    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", endless_compile)
+    monkeypatch.setattr(background, "prepare", lambda f: SimpleNamespace(name=f.name()))
+    monkeypatch.setattr(background, "build_library", endless_build)
+    monkeypatch.setattr("nlpmbd.run.chunks.compile_function", lambda f, **kw: (f, "not cached"))
     system, _ = get_case("pendulum").build({})
     res = simulate(system, SimulationOptions(t_end=0.1, h_min=1e-3, h_max=1e-3, chunk_steps=8))
     assert stopped.wait(5.0)

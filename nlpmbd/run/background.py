@@ -5,8 +5,12 @@ The chunks start on CasADi's virtual machine. After the first chunk the run know
 costs there; when the rest of the run would take longer on the VM than COMPILE_PAYS, the C
 version is built in a thread (the compiler runs in child processes, on another core where there
 is one) and the runner switches to it at the next chunk boundary: the same numbers, bit for bit
-(codegen.py). A library built once is cached by content, so a later run of the same model loads
-it before its first step. A run that ends first cancels the build (its compiler processes are
+(codegen.py). The thread runs no CasADi: the C source is generated before it starts and the
+library loaded after it ends, both in the run's thread (CasADi 3.8 releases the GIL in its
+calls and its reference counts are not atomic: a Function generated in one thread while it is
+evaluated in another may corrupt the heap; a CI test session once aborted at its very end with
+a corrupted heap). A library built once is cached by content, so a later run of the same model
+loads it before its first step. A run that ends first cancels the build (its compiler processes are
 killed, nothing is left in the cache).
 
 COMPILE_PAYS: measured 2026-11-27 on the 2-core machine of docs/benchmarks (gcc 12): compiling a
@@ -22,27 +26,34 @@ import threading
 
 import casadi as ca
 
-from .codegen import compile_function
+from .codegen import build_library, load_library, prepare
 
 #: Seconds of VM stepping left in a run above which the chunk is compiled in the background.
 COMPILE_PAYS = 5.0
 
 
 class BackgroundCompile:
-    """compile_function(f) in a daemon thread; `result()` polls, `cancel()` stops it."""
+    """build_library in a daemon thread, the source prepared and the library loaded in the
+    caller's (module docstring); `result()` polls, `cancel()` stops it."""
 
     def __init__(self, f: ca.Function) -> None:
         self._cancel = threading.Event()
-        self._result: tuple[ca.Function, str] | None = None
-        self._thread = threading.Thread(target=self._work, args=(f,), daemon=True)
+        self._f, self._how = f, ""
+        self._src = prepare(f)
+        self._thread = threading.Thread(target=self._work, daemon=True)
         self._thread.start()
 
-    def _work(self, f: ca.Function) -> None:
-        self._result = compile_function(f, cancel=self._cancel)
+    def _work(self) -> None:
+        if not isinstance(self._src, str):
+            self._how = build_library(self._src, cancel=self._cancel)
 
     def result(self) -> tuple[ca.Function, str] | None:
         """(the compiled Function, how) once the build ended, else None."""
-        return None if self._thread.is_alive() else self._result
+        if self._thread.is_alive():
+            return None
+        if isinstance(self._src, str):
+            return self._f, self._src
+        return load_library(self._f, self._src, self._how)
 
     def cancel(self) -> None:
         self._cancel.set()

@@ -39,16 +39,18 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import shutil
 import stat
 import subprocess
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import casadi as ca
+
+from .codegen_source import nonfatal_qp, split_source
 
 #: Flags of the main unit (and of an unsplit source). -O2 is as fast as -O3 here and compiles
 #: faster; no -ffast-math, no contraction into FMA (bitwise reproducible results equal to the
@@ -57,25 +59,8 @@ CFLAGS: tuple[str, ...] = ("-O2", "-fPIC", "-ffp-contract=off")
 #: Flags of the units holding the big leaf functions: -Og takes 0.46 of the -O2 time and 0.72
 #: of the -O1 one there and runs as fast as -O2; hidden symbols (no clash with other libraries).
 PART_FLAGS: tuple[str, ...] = ("-Og", "-fPIC", "-ffp-contract=off", "-fvisibility=hidden")
-#: Leaves smaller than this (bytes of C, ~0.3 s at -Og) stay in the main unit: a unit costs
-#: ~0.1 s more (its preamble). The 32-link chain has 7 parts, the 8-link one 4.
-PART_MIN = 50_000
-
-_SIGNATURE = (
-    r"\(const casadi_real\*\* arg, casadi_real\*\* res, casadi_int\* iw, casadi_real\* w, int mem\)"
-)
-#: A generated function, from its definition to its closing brace.
-_FUNCTION = re.compile(rf"^static int (casadi_f\d+)({_SIGNATURE}) \{{\n.*?^\}}\n", re.S | re.M)
-#: The end of the preamble (macros, includes, runtime helpers): static data or the first
-#: function; a part needs the preamble only.
-_PREAMBLE_END = re.compile(
-    r"^(static const casadi_\w+ casadi_\w+\[|static int casadi_f\d+\(|CASADI_SYMBOL_EXPORT )", re.M
-)
-#: What a leaf must not use: another generated function, static data (sparsities, constants).
-_NOT_LEAF = re.compile(r"\bcasadi_(f\d+|[sc]\d+|zeros)\b")
 #: Largest cached library read (bytes); the 32-link chain's is a few MB.
 MAX_LIBRARY = 1 << 30
-_OPTIMIZE_OG = '#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize ("Og")\n#endif\n'
 
 
 def solver_flags(source: str) -> tuple[list[str], list[str]]:
@@ -106,52 +91,6 @@ def _workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-#: How CasADi's generated qrqp ends when the QP was not solved (CasADi 3.6-3.8).
-_QP_FAILURE_RETURN = re.compile(
-    r"(\} else if \(d\.status == QP_NO_SEARCH_DIR\) \{\s*)return 4;(\s*\} else \{\s*)return -1;"
-)
-
-
-def _nonfatal_qp(source: str) -> str:
-    """A generated QP that fails returns nonzero, which aborts the whole chunk; the VM instead
-    returns the last iterate (error_on_fail = False). Make the C code do the same: the chunk
-    checks every step's KKT conditions itself and hands failed steps back to Python. If the
-    pattern is not found (another CasADi version), the source is unchanged and a failing chunk
-    is evaluated again by the VM (fast_loop.py)."""
-    return _QP_FAILURE_RETURN.sub(r"\1return 0;\2return 0;", source)
-
-
-def split_source(source: str) -> tuple[str, list[str]]:
-    """(main unit, part units): each leaf function of at least PART_MIN bytes goes to a part
-    of its own (the preamble under its own symbol prefix, then the function, made external);
-    the main unit calls it through a stub and compiles its other functions at -Og."""
-    end = _PREAMBLE_END.search(source)
-    preamble = source[: end.start()] if end else ""
-    main: list[str] = []
-    parts: list[str] = []
-    pos = 0
-    for m in _FUNCTION.finditer(source):
-        name, signature, text = m.group(1), m.group(2), m.group(0)
-        body = text[text.index(" {\n") :]
-        if not preamble or len(text) < PART_MIN or _NOT_LEAF.search(body):
-            continue
-        prefix = f"nlpmbd_part{len(parts)}_"
-        # CasADi names internal symbols CASADI_PREFIX(id): here prefix + id, so that the
-        # preamble's helpers, defined again in each part, do not clash at link time
-        head = f"#define CASADI_CODEGEN_PREFIX\n#define CODEGEN_PREFIX {prefix}\n"
-        parts.append(head + preamble + text.removeprefix("static "))
-        target = prefix + name.removeprefix("casadi_")
-        stub = f"int {target}{signature};\nstatic int {name}{signature} {{\n"
-        main += [source[pos : m.start()], stub, f"  return {target}(arg, res, iw, w, mem);\n}}\n"]
-        pos = m.end()
-    main.append(source[pos:])
-    text = "".join(main)
-    first = re.search(r"^static int casadi_f\d+\(", text, re.M)
-    if first is None:
-        return text, parts
-    return text[: first.start()] + _OPTIMIZE_OG + text[first.start() :], parts
 
 
 def _digest_path(lib: Path) -> Path:
@@ -245,11 +184,74 @@ def _build(
 
 
 def _key(generated: str, cc: str) -> str:
-    """The cache key of a library: the generated source, the compiler, and this module (its
-    flags and how it edits and splits the source before compiling: a cached library is found
-    without those edits, ~0.1 s of a warm start at N = 32)."""
-    here = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return hashlib.sha256("\0".join([generated, cc, here]).encode()).hexdigest()
+    """The cache key of a library: the generated source, the compiler, and this module and
+    codegen_source.py (the flags and how the source is edited and split before compiling: a
+    cached library is found without those edits, ~0.1 s of a warm start at N = 32)."""
+    modules = (Path(__file__), Path(__file__).with_name("codegen_source.py"))
+    here = [hashlib.sha256(p.read_bytes()).hexdigest() for p in modules]
+    return hashlib.sha256("\0".join([generated, cc, *here]).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Source:
+    """A Function's generated C and the library it builds (`prepare`): plain data, so that a
+    build may run in another thread while CasADi is busy in this one (CasADi releases the GIL
+    in its calls, and its reference counts are not atomic: no CasADi object may be used in two
+    threads at once)."""
+
+    name: str
+    generated: str
+    lib: Path
+    cc: str
+
+
+def prepare(f: ca.Function) -> Source | str:
+    """f's C source and library path, or why there is none (no compiler). CasADi: call it in
+    the thread that evaluates f."""
+    cc = find_compiler()
+    if cc is None:
+        return "no C compiler found"
+    with tempfile.TemporaryDirectory(prefix="nlpmbd-cg-") as tmp:
+        gen = ca.CodeGenerator("nlpmbd_chunk.c", {"with_header": False})
+        gen.add(f)
+        gen.generate(tmp + os.sep)
+        generated = Path(tmp, "nlpmbd_chunk.c").read_text()
+    return Source(
+        f.name(), generated, cache_dir() / f"{f.name()}_{_key(generated, cc)[:20]}.so", cc
+    )
+
+
+def build_library(
+    src: Source, timeout: float = 600.0, cancel: threading.Event | None = None
+) -> str:
+    """Compile src into its library unless the cache holds it: "cached", "compiled",
+    "cancelled" or why it failed. No CasADi: safe in a thread of its own."""
+    if _intact(src.lib):
+        return "cached"
+    source = nonfatal_qp(src.generated)
+    main, parts = split_source(source)
+    split = [(main, CFLAGS), *((p, PART_FLAGS) for p in sorted(parts, key=len, reverse=True))]
+    try:
+        try:
+            _build(src.cc, split, src.lib, timeout, cancel)
+        except subprocess.CalledProcessError:  # the split did not compile: the whole file
+            _build(src.cc, [(source, CFLAGS)], src.lib, timeout, cancel)
+    except Cancelled:
+        return "cancelled"
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"compilation failed ({type(err).__name__})"
+    return "compiled"
+
+
+def load_library(f: ca.Function, src: Source, how: str) -> tuple[ca.Function, str]:
+    """(the library's Function, how) where `how` built or found it, else (f, how). CasADi:
+    call it in the thread that evaluates f."""
+    if how not in ("compiled", "cached"):
+        return f, how
+    try:
+        return ca.external(src.name, str(src.lib)), how
+    except RuntimeError:
+        return f, "compiled library could not be loaded"
 
 
 def compile_function(
@@ -262,33 +264,9 @@ def compile_function(
     """(compiled f, how): how is "compiled", "cached", or why f is returned unchanged; with
     `build` False only a cached library is loaded ("not cached" otherwise); setting `cancel`
     stops a build ("cancelled")."""
-    cc = find_compiler()
-    if cc is None:
-        return f, "no C compiler found"
-    with tempfile.TemporaryDirectory(prefix="nlpmbd-cg-") as tmp:
-        gen = ca.CodeGenerator("nlpmbd_chunk.c", {"with_header": False})
-        gen.add(f)
-        gen.generate(tmp + os.sep)
-        generated = Path(tmp, "nlpmbd_chunk.c").read_text()
-    lib = cache_dir() / f"{f.name()}_{_key(generated, cc)[:20]}.so"
-    how = "cached"
-    if not _intact(lib):
-        if not build:
-            return f, "not cached"
-        how = "compiled"
-        source = _nonfatal_qp(generated)
-        main, parts = split_source(source)
-        split = [(main, CFLAGS), *((p, PART_FLAGS) for p in sorted(parts, key=len, reverse=True))]
-        try:
-            try:
-                _build(cc, split, lib, timeout, cancel)
-            except subprocess.CalledProcessError:  # the split did not compile: the whole file
-                _build(cc, [(source, CFLAGS)], lib, timeout, cancel)
-        except Cancelled:
-            return f, "cancelled"
-        except (OSError, subprocess.SubprocessError) as err:
-            return f, f"compilation failed ({type(err).__name__})"
-    try:
-        return ca.external(f.name(), str(lib)), how
-    except RuntimeError:
-        return f, "compiled library could not be loaded"
+    src = prepare(f)
+    if isinstance(src, str):
+        return f, src
+    if not build and not _intact(src.lib):
+        return f, "not cached"
+    return load_library(f, src, build_library(src, timeout, cancel))
