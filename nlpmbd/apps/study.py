@@ -80,13 +80,13 @@ class RunSpec:
             return self
         return RunSpec(self.label, self.case, self.params, {**options, **self.options})
 
-    def simulation_options(self, case: Any, own: Mapping[str, Any] = {}) -> dict[str, Any]:
+    def simulation_options(self, case: Any, own: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """SimulationOptions keywords this run gives: the case's step grid (its option defaults
         for these parameters, `own`, may choose another: Case.options), then this spec's
         options (the case's other option defaults go below them:
         SimulationOptions.with_defaults)."""
         kw: dict[str, Any] = {"t_end": case.t_end}
-        kw.update({k: own.get(k, getattr(case, k)) for k in ("h_min", "h_max")})
+        kw.update({k: (own or {}).get(k, getattr(case, k)) for k in ("h_min", "h_max")})
         kw.update(self.options)
         if "h_min" in self.options and "h_max" not in self.options:
             kw["h_max"] = max(kw["h_max"], kw["h_min"])

@@ -211,8 +211,7 @@ def _solve(
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(nj + soft.n))
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
     args.update(ubx=qp["ubx"], lam_x0=lam_x0)
-    guessed = jf is None and not rows.laws.process  # not with joint friction or impact laws
-    if guessed and qp_warm.applies(k.model, fr, rows):
+    if qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
         sol = {**solve.call(args), "solves": 1, "cold": 1}

@@ -156,8 +156,9 @@ def applies(model: Any, tangential: Any, rows: Any) -> bool:
     """Whether the guessed solve serves the model's QP (module docstring): not where the QP
     has cut rows (step/cuts.py; radial gaps under the vector linearisation), whose active set
     the step before does not tell (a clearance chain's QPs then all went to DAQP after the
-    guess: 25-35 % slower)."""
-    rigid = not model.flexible
+    guess: 25-35 % slower), nor rows the Shape does not hold: a joint's friction rows
+    (step/rows/joint_friction.py), the impulses of the process impact laws."""
+    rigid = not model.flexible and not model.joint_friction.n and not rows.laws.process
     cuts = rows.cuts is not None and rows.cut[0].shape[0] > 0
     return rigid and not cuts and (tangential is None or tangential.cone is None)
 
