@@ -61,6 +61,7 @@ def profile(case: str, params: dict, t_end: float) -> dict[str, float]:
     from nlpmbd.step.config import DEFAULT_FRICTION
     from nlpmbd.step.cuts import N_CUTS, ROWS, n_cone
     from nlpmbd.step.qp_objective import Objective
+    from nlpmbd.step.qp_symbols import step_symbols
 
     c = get_case(case)
     opts = SimulationOptions(t_end=t_end, h_min=c.h_max, h_max=c.h_max, solver="qp", codegen="on")
@@ -81,7 +82,7 @@ def profile(case: str, params: dict, t_end: float) -> dict[str, float]:
             out[part] = _timed(f, args)
     finally:
         qp_graph.qp_solver = solver  # type: ignore[assignment]
-    step = qp_graph._step_symbols(m)
+    step = step_symbols(m)
     released = ca.MX.sym("released", m.n_gap)
     dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if kernel.vector else None
     phi = kernel.gap_bound(step["q"], step["v"], step["h"], step["use_curvature"])

@@ -88,14 +88,13 @@ class SymbolicModel:
     def sizes(self) -> dict[str, int]:
         """The sizes the result schema counts in (io/schema.py): N bodies, M hard contacts, E
         equalities, J joints, C compliant contacts."""
-        return {
-            "N": self.n_bodies,
-            "M": self.n_gap,
-            "E": self.n_eq,
-            "J": self.n_joints,
-            "C": self.n_compliant,
-            "K": self.n_nodes,
-        }
+        n = (self.n_bodies, self.n_gap, self.n_eq, self.n_joints, self.n_compliant, self.n_nodes)
+        return dict(zip("NMEJCK", n, strict=True))
+
+    @property
+    def M_sparse(self) -> ca.DM:
+        """M without its structural zeros: a product costs 36 flops per body, not (6N)^2."""
+        return ca.sparsify(ca.DM(self.M))
 
     @property
     def n_q(self) -> int:

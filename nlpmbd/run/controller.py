@@ -57,7 +57,7 @@ class ControlLaw:
     CALIBRATION = 10.0
 
     def __init__(self, M: np.ndarray, total_mass: float, n_rigid: int, verlet: bool) -> None:
-        self.M = ca.DM(np.asarray(M, dtype=float))
+        self.M = ca.sparsify(ca.DM(np.asarray(M, dtype=float)))
         self.total_mass, self.n_rigid = float(total_mass), n_rigid
         self.verlet = self.rejects_on_error = verlet
 

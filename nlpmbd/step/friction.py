@@ -58,7 +58,7 @@ def coulomb_function(kernel: StepKernel, settings: Friction) -> ca.Function:
         u = Dj @ v
         coulomb = mu[j] * lam[j] * u / ca.sqrt(ca.dot(u, u) + settings.creep**2)
         diff = diff + Dj.T @ (coulomb - beta[:, j])
-    M = ca.DM(model.M)
+    M = model.M_sparse
     inertia = M @ (v - vm) / h
     rest = model.S(qm, vm) - model.Q(t, qm, vm) - applied
     if model.flexible:

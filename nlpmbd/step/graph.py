@@ -99,7 +99,7 @@ class _Terms:
         self.h = h = self.s * h_max
         self.h_max = h_max
         self.v, self.norm_rows = _velocities(self.qm, self.qd, h, m.n_bodies)
-        self.M = ca.DM(m.M)
+        self.M = m.M_sparse
         t, qm, vm, v = self.t, self.qm, self.vm, self.v
         a = kernel.kick  # 1, or 1/2 in the first stage of the second-order scheme (verlet.py)
         self.K = self.M @ (v - vm) / h + a * m.S(qm, vm) - a * m.Q(t, qm, vm)  # [eq. 26]

@@ -39,7 +39,7 @@ def inelastic(kernel: Any, plugin: str, args: dict, hit: Any) -> tuple[Any, Any]
     process: held in another's, it would push twice), else 0; (M,) their impulses there (N s)."""
     m = kernel.model
     t, q, v = (args[k] for k in ("t", "q", "v"))
-    G, Phi_v, M = m.Phi_eq_v(q, t), m.Phi_v(q), ca.DM(m.M)
+    G, Phi_v, M = m.Phi_eq_v(q, t), m.Phi_v(q), m.M_sparse
     A = ca.vertcat(G, Phi_v)
     zero, inf = ca.DM.zeros(m.n_eq), ca.inf * ca.DM.ones(m.n_gap)
     opts = {"error_on_fail": False, **OPTIONS.get(plugin, {})}

@@ -122,7 +122,7 @@ class GapProjection:
         nlp = {
             "x": dxs,
             "p": ca.vertcat(qs, ts),
-            "f": 0.5 * ca.dot(dxs, ca.DM(model.M) @ dxs),
+            "f": 0.5 * ca.dot(dxs, model.M_sparse @ dxs),
             "g": ca.vertcat(
                 phi(_moved(qs, clearance * dxs, N)) / clearance,
                 model.Phi_eq_v(qs, ts) @ dxs,

@@ -40,7 +40,7 @@ def checks(
     lam_gap, lam_rest, lam_eq = f.lam_gap, f.lam_rest, f.lam_eq
     eom = K + rows.Phi_v.T @ f.lam_rows + m.Phi_eq_v(q, t).T @ lam_eq - gen
     eom = ca.norm_2(eom + f.generalised)  # the cut rows' reaction (0 without)
-    eom_scale = k.eom_scale(ca.DM(m.M) @ (v_new - v) / h, K)
+    eom_scale = k.eom_scale(m.M_sparse @ (v_new - v) / h, K)
     phi_lin = phi + h * rows.Phi_v @ v_new
     gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
     eq_lin = h * (m.Phi_eq_v(q, t) @ v_new - rows.eq_rhs)
