@@ -120,9 +120,9 @@ def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
         dirs, need = cuts.next(out["v_new"], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
         syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
-        again = switch(
-            f"cut_{k}", {**args, "cuts": d}, syms, adding(one.call({**args, "cuts": d}), syms)
-        )
+        # DAQP starts from the round before's working set (its new cut joins at once)
+        redo = one.call({**args, "cuts": d, "warm": syms["lam_a_raw"]})
+        again = switch(f"cut_{k}", {**args, "cuts": d}, syms, adding(redo, syms))
         out = again(need, {**args, "cuts": dirs}, out)
     out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
     return named_function("qp_cut", args, out)
@@ -210,7 +210,12 @@ def _solve(
     start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(nj + soft.n))
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
-    args.update(ubx=qp["ubx"], lam_x0=lam_x0)
+    # DAQP's first working set (compiled chunks, run/codegen_source.py warm_daqp): the rows
+    # active in the round before (`warm`, nonzero when given), else the contacts `hint` holds
+    warm = ca.MX.sym("warm", A.shape[0])
+    given = ca.mmax(ca.vertcat(0, ca.fabs(warm))) > 0
+    lam_a0 = ca.if_else(given, warm, _warm_rows(k.model, hint, A.shape[0]))
+    args.update(ubx=qp["ubx"], lam_x0=lam_x0, lam_a0=lam_a0)
     if qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
@@ -221,16 +226,24 @@ def _solve(
     blocks = [("contact", rows.n_contact), ("friction", n_fr), ("joint_friction", n_jf)]
     y_rows = Layout(blocks)
     y = {name: y / h for name, y in y_rows.split(sol["lam_a"]).items()}
-    return x, y, soft, counts(solves=sol["solves"], cold=sol.get("cold", sol["solves"] - 1))
+    counted = counts(solves=sol["solves"], cold=sol.get("cold", sol["solves"] - 1))
+    return x, y, soft, {**counted, "warm": warm, "lam_a_raw": sol["lam_a"]}
+
+
+def _warm_rows(m: Any, hint: dict, n_rows: int) -> Any:
+    """DAQP's first working set (compiled chunks: run/codegen_source.py warm_daqp): the gap
+    rows (and Newton's rows) of the contacts that `hint` holds, besides the equalities."""
+    upper = hint["upper"]
+    return ca.vertcat(ca.DM.zeros(m.n_eq), upper, ca.DM.zeros(n_rows - m.n_eq - upper.shape[0]))
 
 
 def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
-    """One QP: (t, q, v, h, use, applied, normal, fdirs, released[, cuts]) -> ATTEMPT_OUT,
-    fdirs_next (the next round's polygons, step/qp_cone.py), released_before (the input) and
-    released_next (with the contacts of induced impacts, step/impacts.py)."""
+    """One QP: (t, q, v, h, use, applied, normal, fdirs, released, warm[, cuts]) ->
+    ATTEMPT_OUT, fdirs_next (the next round's polygons, step/qp_cone.py), released_before (the
+    input), released_next (with the contacts of induced impacts, step/impacts.py), lam_a_raw
+    (the QP's multipliers: a cut round's `warm`, DAQP's first working set; 0: `hint`'s)."""
     k, m = kernel, kernel.model
-    nc, nv = m.n_gap, m.n_v
-    args = step_symbols(m)
+    nc, nv, args = m.n_gap, m.n_v, step_symbols(m)
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
     fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
@@ -247,6 +260,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     hint = qp_warm.hint(normal, released, rows, fr, v, friction.stick_speed)
     jf = joint_friction.qp_rows(k, q, use, fs["joint_load"])
     x, y, soft, counted = _solve(k, (plugin, friction), rows, obj, fr, bound, hint, jf)
+    warm = counted.pop("warm")
     phi = soft.gaps(h, phi, x["soft"])  # a compliant row: a Phi + h Phi_v v - h s
     v_new, mult = obj.velocities(x["u"]), y["contact"]
     f = Forces(rows, mult, v_new)
@@ -269,8 +283,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     q_new, drift = k.update(q, v_new, h)
     total = ca.sum1(q_new) + ca.sum1(v_new) + ca.sum1(mult)
     finite = (total == total) * (ca.fabs(total) < ca.inf)  # false for NaN and inf
-    # an infinite residual passes the tolerance tests (inf <= tol * inf); NaN and inf both
-    # fail x < inf
+    # an infinite residual passes the tests (inf <= tol * inf); NaN and inf fail x < inf
     ok = ok * finite * (comp < ca.inf) * (drift < ca.inf) * within
     caught = induced(f.lam_gap, rows.hit, released, m.restitution) if nc else released
     # Coulomb's law at the step's own forces ends the fixed point (NLP path: step/friction.py)
@@ -280,7 +293,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     outputs.update(settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     outputs.update(joint_friction.qp_loads(k, args, jf, tau, f, tol))
-    inputs = {**args, **fs, "released": released}  # fs: normal, fdirs (state), joint_load
+    inputs = {**args, **fs, "released": released, "warm": warm}  # fs: normal, fdirs, joint_load
     if dirs is not None:
         inputs["cuts"] = dirs
     return named_function("qp_one", inputs, outputs)
