@@ -69,7 +69,8 @@ def named_function(name: str, inputs: Mapping[str, Any], outputs: Mapping[str, A
     dict (`f.call({...})` returns a dict), never by position."""
     import casadi as ca
 
-    return ca.Function(name, list(inputs.values()), list(outputs.values()), [*inputs], [*outputs])
+    ins, outs = list(inputs.values()), list(outputs.values())
+    return ca.Function(name, ins, outs, [*inputs], [*outputs], {"cse": True})
 
 
 def symbols_like(values: Mapping[str, Any]) -> dict[str, Any]:
