@@ -69,8 +69,7 @@ def named_function(name: str, inputs: Mapping[str, Any], outputs: Mapping[str, A
     dict (`f.call({...})` returns a dict), never by position."""
     import casadi as ca
 
-    ins, outs = list(inputs.values()), list(outputs.values())
-    return ca.Function(name, ins, outs, [*inputs], [*outputs], {"cse": True})
+    return ca.Function(name, list(inputs.values()), list(outputs.values()), [*inputs], [*outputs])
 
 
 def symbols_like(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,15 +35,15 @@ def checks(
     """(|EoM residual| (N), complementarity (N m), the kernel's acceptance of the point, the
     forces at play (N)): the NLP path's units, constraints in m; `gen`, the friction forces'
     generalised force."""
-    t, q, v, h = args["t"], args["q"], args["v"], args["h"]
+    v, h = args["v"], args["h"]
     m = k.model
     lam_gap, lam_rest, lam_eq = f.lam_gap, f.lam_rest, f.lam_eq
-    eom = K + rows.Phi_v.T @ f.lam_rows + m.Phi_eq_v(q, t).T @ lam_eq - gen
+    eom = K + rows.Phi_v.T @ f.lam_rows + rows.Phi_eq_v.T @ lam_eq - gen
     eom = ca.norm_2(eom + f.generalised)  # the cut rows' reaction (0 without)
     eom_scale = k.eom_scale(m.M_sparse @ (v_new - v) / h, K)
     phi_lin = phi + h * rows.Phi_v @ v_new
     gap_rows = ca.if_else(released > 0, 0, phi_lin)  # a released row constrains nothing
-    eq_lin = h * (m.Phi_eq_v(q, t) @ v_new - rows.eq_rhs)
+    eq_lin = h * (rows.Phi_eq_v @ v_new - rows.eq_rhs)
     newton = rows.newton(v_new)
     viol = ca.mmax(ca.vertcat(0, gap_rows, ca.fabs(eq_lin), h * newton, f.viol))
     comp = ca.vertcat(0, ca.fabs(lam_gap * gap_rows), ca.fabs(lam_rest * newton), f.comp)

@@ -139,14 +139,15 @@ class _Rows:
         t, q, v, h, use = (args[n] for n in ("t", "q", "v", "h", "use_curvature"))
         m = k.model
         nc = m.n_gap
-        self.Phi_v = Phi_v = m.Phi_v(q)
+        Phi_v, G = m.Phi_v(q), m.Phi_eq_v(q, t)  # once: the checks (qp_forces.py) use them too
+        self.Phi_v, self.Phi_eq_v = Phi_v, G
         self.eq_rhs = -(k.equality_bound(q, t, v, h, use) / h + m.Phi_eq_t(q, t))
         inf = ca.inf * ca.DM.ones(nc)
         self.restitution = m.has_restitution
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
         self.hit = ca.MX.zeros(nc)
         self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
-        A = [m.Phi_eq_v(q, t), Phi_v]
+        A = [G, Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
         if self.restitution:
             self.hit = impact_set(k, t, q, v, h, args["applied"])
