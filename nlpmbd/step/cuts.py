@@ -74,7 +74,8 @@ class Cuts:
         closed contacts by their normal rows alone (no fan, no cuts)."""
         self.index = np.flatnonzero(model.cone > 0)
         self.c = model.cone[self.index]
-        self.D = [model.offset_v(q)[3 * j : 3 * j + 3, :] for j in self.index]
+        D = model.offset_v(q)  # once: a call per gap evaluated the whole Jacobian per gap
+        self.D = [D[3 * j : 3 * j + 3, :] for j in self.index]
         self.free = [released[j] == 0 for j in self.index]
         self.h, self.nc, self.model, self.moved = h, model.n_gap, model, moved
         self.fanned = [f * (use >= 0) for f in self.free]
