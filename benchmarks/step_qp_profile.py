@@ -74,7 +74,7 @@ def profile(case: str, params: dict, t_end: float) -> dict[str, float]:
         for part in ("one QP", "its graph without the solver"):
             if part != "one QP":
                 qp_graph.qp_solver = _stub  # type: ignore[assignment]
-            one = qp_graph._one_qp(kernel, "daqp", DEFAULT_FRICTION)
+            one = qp_graph._one_qp(kernel, "daqp", DEFAULT_FRICTION, kernel.vector)
             f, _ = compile_function(one)
             args = {n: np.zeros(one.sparsity_in(n).shape) for n in one.name_in()}
             args.update(t=r.t[-1], q=r.q[-1], v=r.v[-1], h=c.h_max, use_curvature=1.0)

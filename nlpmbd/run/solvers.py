@@ -86,7 +86,7 @@ def nlp_solver(kernel: StepKernel, options: SimulationOptions) -> StepSolver:
     # forces, which a contact set that changes within the step (a block settling on fewer
     # corners) moves far: 8 rounds left it unsettled; rounds run only while needed
     rounds = BACKUP_ROUNDS * 8
-    attempt = attempt_function(kernel, plugin, options.friction, rounds, whole=False)
+    attempt = attempt_function(kernel, plugin, options.friction, rounds, False, velocity=True)
     return VerletStep(first, attempt, plugin)
 
 

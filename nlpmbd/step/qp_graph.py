@@ -54,15 +54,23 @@ from .verlet import two_stage
 
 
 def attempt_function(
-    kernel: StepKernel, plugin: str, friction: Friction, rounds: int, whole: bool = True
+    kernel: StepKernel,
+    plugin: str,
+    friction: Friction,
+    rounds: int,
+    whole: bool = True,
+    velocity: bool = False,
 ) -> ca.Function:
     """(t, q, v, h, use_curvature, applied, normal) -> ATTEMPT_OUT; `applied`: a generalised
     force held over the step (6N; the compliant contacts'); `normal`: the normal forces that
     start the friction fixed point (ignored without friction). Under the second-order scheme
-    the whole step is its two stages (step/verlet.py), or with `whole` False its first."""
+    the whole step is its two stages (step/verlet.py), or with `whole` False its first; with
+    `velocity` the velocity stage's QP, which keeps closed contacts by their normal rows
+    alone: no fan or cut rows (step/cuts.py), so that the guessed active set serves it."""
     m = kernel.model
     args, normal = step_symbols(m), ca.MX.sym("normal", m.n_gap)
-    at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction)))
+    rows = kernel.vector and not velocity  # cut rows (step/cuts.py)
+    at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction, rows), rows))
     if m.joint_friction.coupled:
         at = with_joint_rounds(kernel, at)
     if m.has_friction:
@@ -74,7 +82,9 @@ def attempt_function(
     out["capped_friction"] = out["rounds"] >= rounds if m.has_friction else ca.MX(0)
     outputs = {k: out[k] for k in ATTEMPT_OUT}
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
-    return two_stage(kernel, f) if kernel.verlet and whole else f
+    if not (kernel.verlet and whole):
+        return f
+    return two_stage(kernel, f, attempt_function(kernel, plugin, friction, rounds, False, True))
 
 
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
@@ -98,11 +108,11 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     return named_function("qp_released", args, {k: out[k] for k in keep})
 
 
-def _with_cuts(kernel: StepKernel, one: ca.Function) -> ca.Function:
+def _with_cuts(kernel: StepKernel, one: ca.Function, cut_rows: bool) -> ca.Function:
     """`one` (t, q, v, h, use, applied, normal, fdirs, released, cuts) without `cuts`: with the
     vector linearisation, the QP again with a cut wherever its solution leaves a radial gap's
-    disc, at most N_CUTS times (step/cuts.py)."""
-    if not kernel.vector:
+    disc, at most N_CUTS times (step/cuts.py); `one` itself where it has no cut rows."""
+    if not cut_rows:
         return one
     m = kernel.model
     args = {**step_symbols(m), **friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
@@ -154,8 +164,8 @@ class _Rows:
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit * self.laws.rows, -self.e * self.rate, inf))
-        drift = k.offset_drift(q, v, h, use) if k.vector else None
-        self.cuts = Cuts(m, q, h, released, drift, use=use) if k.vector else None
+        drift = k.offset_drift(q, v, h, use) if dirs is not None else None
+        self.cuts = Cuts(m, q, h, released, drift, use=use) if dirs is not None else None
         n_cut = 0
         if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
             self.cut = self.cuts.rows(dirs)
@@ -211,11 +221,7 @@ def _solve(
     start = fr.active_start(friction.stick_speed) if fr is not None else ca.DM(0, 1)
     lam_x0 = ca.vertcat(ca.DM.zeros(nv), start, ca.DM.zeros(nj + soft.n))
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
-    # DAQP's first working set (compiled chunks, run/codegen_source.py warm_daqp): the rows
-    # active in the round before (`warm`, nonzero when given), else the contacts `hint` holds
-    warm = ca.MX.sym("warm", A.shape[0])
-    given = ca.mmax(ca.vertcat(0, ca.fabs(warm))) > 0
-    lam_a0 = ca.if_else(given, warm, _warm_rows(k.model, hint, A.shape[0]))
+    warm, lam_a0 = qp_warm.daqp_start(k.model, hint, A.shape[0])
     args.update(ubx=qp["ubx"], lam_x0=lam_x0, lam_a0=lam_a0)
     if qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
@@ -231,14 +237,7 @@ def _solve(
     return x, y, soft, {**counted, "warm": warm, "lam_a_raw": sol["lam_a"]}
 
 
-def _warm_rows(m: Any, hint: dict, n_rows: int) -> Any:
-    """DAQP's first working set (compiled chunks: run/codegen_source.py warm_daqp): the gap
-    rows (and Newton's rows) of the contacts that `hint` holds, besides the equalities."""
-    upper = hint["upper"]
-    return ca.vertcat(ca.DM.zeros(m.n_eq), upper, ca.DM.zeros(n_rows - m.n_eq - upper.shape[0]))
-
-
-def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
+def _one_qp(kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool) -> ca.Function:
     """One QP: (t, q, v, h, use, applied, normal, fdirs, released, warm[, cuts]) ->
     ATTEMPT_OUT, fdirs_next (the next round's polygons, step/qp_cone.py), released_before (the
     input), released_next (with the contacts of induced impacts, step/impacts.py), lam_a_raw
@@ -249,7 +248,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction) -> ca.Function:
     fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
-    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if k.vector else None
+    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if cut_rows else None
     rows = _Rows(k, args, phi, released, dirs)
     imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
     obj = Objective(k, {**args, "applied": args["applied"] + imp.force})

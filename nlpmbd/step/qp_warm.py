@@ -200,3 +200,14 @@ def first_guessed(cold: ca.Function, args: dict, s: Shape, hint: dict) -> dict:
     redo = switch("qp_cold", ins, kept, {n: again[n] for n in kept})
     sol = redo(1 - out["hit"], args, {n: out[n] for n in kept})
     return {**sol, "solves": 2 - out["hit"]}  # the guessed solve, and DAQP's on a miss
+
+
+def daqp_start(model: Any, hint: dict, n_rows: int) -> tuple[Any, Any]:
+    """(warm, lam_a0): DAQP's first working set where it solves the QP (compiled chunks: run/
+    codegen_source.py warm_daqp), `warm` a symbol of the rows active in the round before
+    (nonzero when given: step/qp_graph.py's cut rounds), else the gap rows (and Newton's
+    rows) of the contacts `hint` holds; the equalities are in it anyway."""
+    warm, upper = ca.MX.sym("warm", n_rows), hint["upper"]
+    held = ca.vertcat(ca.DM.zeros(model.n_eq), upper)
+    held = ca.vertcat(held, ca.DM.zeros(n_rows - held.shape[0]))
+    return warm, ca.if_else(ca.mmax(ca.vertcat(0, ca.fabs(warm))) > 0, warm, held)

@@ -44,8 +44,8 @@ _FORCES = ("lam", "lam_eq", "friction")
 
 
 def velocity_stage(kernel: StepKernel, attempt: ca.Function, args: Mapping[str, Any]) -> dict:
-    """Stage 2 as a call of the position stage's `attempt`: args t1, q1, v_half, v0, h, applied,
-    normal (by name) -> its outputs at h/2 (forces as mean forces over h/2), by name."""
+    """Stage 2 as a call of `attempt` (the velocity stage's step QP): args t1, q1, v_half, v0,
+    h, applied, normal (by name) -> its outputs at h/2 (forces as mean forces over h/2)."""
     m = kernel.model
     t1, q1, v_half, v0 = args["t1"], args["q1"], args["v_half"], args["v0"]
 
@@ -76,17 +76,18 @@ def combine(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict:
     return out
 
 
-def two_stage(kernel: StepKernel, attempt: ca.Function) -> ca.Function:
-    """The scheme's attempt from the position stage's: same signature (t, q, v, h, use,
-    applied, normal) and outputs. `normal`, the friction fixed point's start, is the previous
-    step's mean normal force: half of it in stage 1, all of it in stage 2."""
+def two_stage(kernel: StepKernel, attempt: ca.Function, velocity: ca.Function) -> ca.Function:
+    """The scheme's attempt from the position stage's `attempt` and the velocity stage's: the
+    same signature (t, q, v, h, use, applied, normal) and outputs. `normal`, the friction fixed
+    point's start, is the previous step's mean normal force: half of it in stage 1, all of it
+    in stage 2."""
     ins = {n: ca.MX.sym(n, attempt.sparsity_in(n)) for n in attempt.name_in()}
     first = attempt.call({**ins, "normal": 0.5 * ins["normal"]})
     stage = {"t1": ins["t"] + ins["h"], "q1": first["q_new"], "v_half": first["v_new"]}
     stage.update(
         {"v0": ins["v"], "h": ins["h"], "applied": ins["applied"], "normal": ins["normal"]}
     )
-    out = combine(first, velocity_stage(kernel, attempt, stage))
+    out = combine(first, velocity_stage(kernel, velocity, stage))
     outputs = {n: out[n] for n in attempt.name_out()}
     return named_function("verlet_" + attempt.name(), ins, outputs)
 
@@ -96,8 +97,8 @@ class VerletStep(StepSolver):
     the friction fixed point); the velocity stage is the step QP (not compiled)."""
 
     def __init__(self, first: StepSolver, attempt: ca.Function, plugin: str) -> None:
-        """`attempt`: the position stage's step QP (qp_graph.attempt_function, whole=False)
-        solved by `plugin`."""
+        """`attempt`: the velocity stage's step QP (qp_graph.attempt_function, whole=False,
+        velocity=True) solved by `plugin`."""
         super().__init__(first.kernel)
         self.plugin = plugin
         self.first, self.variable_h = first, first.variable_h
