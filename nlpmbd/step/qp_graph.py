@@ -84,7 +84,8 @@ def attempt_function(
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     if not (kernel.verlet and whole):
         return f
-    return two_stage(kernel, f, attempt_function(kernel, plugin, friction, rounds, False, True))
+    second = attempt_function(kernel, plugin, friction, rounds, False, True) if rows else f
+    return two_stage(kernel, f, second)
 
 
 def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
