@@ -69,8 +69,9 @@ def attempt_function(
     alone: no fan or cut rows (step/cuts.py), so that the guessed active set serves it."""
     m = kernel.model
     args, normal = step_symbols(m), ca.MX.sym("normal", m.n_gap)
-    rows = kernel.vector and not velocity  # cut rows (step/cuts.py)
-    at = _with_release(kernel, _with_cuts(kernel, _one_qp(kernel, plugin, friction, rows), rows))
+    cut_rows = kernel.vector and not velocity  # step/cuts.py
+    one = _one_qp(kernel, plugin, friction, cut_rows)
+    at = _with_release(kernel, _with_cuts(kernel, one, cut_rows))
     if m.joint_friction.coupled:
         at = with_joint_rounds(kernel, at)
     if m.has_friction:
@@ -84,7 +85,7 @@ def attempt_function(
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     if not (kernel.verlet and whole):
         return f
-    second = attempt_function(kernel, plugin, friction, rounds, False, True) if rows else f
+    second = attempt_function(kernel, plugin, friction, rounds, False, True) if cut_rows else f
     return two_stage(kernel, f, second)
 
 
@@ -110,9 +111,9 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
 
 
 def _with_cuts(kernel: StepKernel, one: ca.Function, cut_rows: bool) -> ca.Function:
-    """`one` (t, q, v, h, use, applied, normal, fdirs, released, cuts) without `cuts`: with the
-    vector linearisation, the QP again with a cut wherever its solution leaves a radial gap's
-    disc, at most N_CUTS times (step/cuts.py); `one` itself where it has no cut rows."""
+    """`one` (t, q, v, h, use, applied, normal, fdirs, released, cuts) without `cuts`: the QP
+    again with a cut wherever its solution leaves a radial gap's disc, at most N_CUTS times
+    (step/cuts.py), DAQP from the round before's working set; `one` where it has no cut rows."""
     if not cut_rows:
         return one
     m = kernel.model
@@ -131,7 +132,6 @@ def _with_cuts(kernel: StepKernel, one: ca.Function, cut_rows: bool) -> ca.Funct
         dirs, need = cuts.next(out["v_new"], dirs, k)
         need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
         syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
-        # DAQP starts from the round before's working set (its new cut joins at once)
         redo = one.call({**args, "cuts": d, "warm": syms["lam_a_raw"]})
         again = switch(f"cut_{k}", {**args, "cuts": d}, syms, adding(redo, syms))
         out = again(need, {**args, "cuts": dirs}, out)
