@@ -23,6 +23,9 @@ import time
 import mujoco
 import numpy as np
 
+# run as a script: its folder is on sys.path (mujoco_pendulum.py, the pendulum's peer side)
+from mujoco_pendulum import loop, rollout
+
 LENGTH, MASS = 0.2, 1.0  # m, kg: every link
 INERTIA = (5e-5, MASS * LENGTH**2 / 12, MASS * LENGTH**2 / 12)  # kg m^2, body x along the link
 
@@ -57,33 +60,6 @@ def build(args: argparse.Namespace) -> mujoco.MjModel:
         h=args.h, gy=-args.g, integrator=args.integrator, bodies=chain_xml(args.links)
     )
     return mujoco.MjModel.from_xml_string(xml)
-
-
-def loop(model: mujoco.MjModel, steps: int) -> float:
-    """Wall time of `steps` calls of mj_step from the initial state."""
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    step = mujoco.mj_step
-    tic = time.perf_counter()
-    for _ in range(steps):
-        step(model, data)
-    return time.perf_counter() - tic
-
-
-def rollout(model: mujoco.MjModel, steps: int) -> float | None:
-    """Wall time of the same run by mujoco.rollout (one C call), or None without it."""
-    try:
-        from mujoco import rollout as mj_rollout
-    except ImportError:
-        return None
-    data = mujoco.MjData(model)
-    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
-    state = np.empty(mujoco.mj_stateSize(model, spec))
-    mujoco.mj_getState(model, data, state, spec)
-    out = np.empty((1, steps, state.size))
-    tic = time.perf_counter()
-    mj_rollout.rollout(model, data, state[None, :], nstep=steps, state=out)
-    return time.perf_counter() - tic
 
 
 def trajectory(model: mujoco.MjModel, steps: int) -> np.ndarray:
