@@ -24,7 +24,7 @@ import mujoco
 import numpy as np
 
 # run as a script: its folder is on sys.path (mujoco_pendulum.py, the pendulum's peer side)
-from mujoco_pendulum import loop, rollout
+from mujoco_pendulum import timings
 
 LENGTH, MASS = 0.2, 1.0  # m, kg: every link
 INERTIA = (5e-5, MASS * LENGTH**2 / 12, MASS * LENGTH**2 / 12)  # kg m^2, body x along the link
@@ -85,20 +85,9 @@ def main() -> None:
     tic = time.perf_counter()
     model = build(args)
     setup = time.perf_counter() - tic
-    steps = int(round(args.t_end / args.h))
-    row = {
-        "links": args.links,
-        "setup_time": setup,
-        "loop_time": loop(model, steps),
-        "rollout_time": rollout(model, steps),
-        "steps": steps,
-        "h": args.h,
-        "t_end": steps * args.h,
-        "integrator": args.integrator,
-        "mujoco": mujoco.__version__,
-    }
+    row = {"links": args.links, "setup_time": setup, **timings(model, args)}
     if args.angles:
-        np.save(args.angles, trajectory(model, steps))
+        np.save(args.angles, trajectory(model, row["steps"]))
     print(json.dumps(row))
 
 

@@ -76,6 +76,20 @@ def rollout(model: mujoco.MjModel, steps: int) -> float | None:
     return time.perf_counter() - tic
 
 
+def timings(model: mujoco.MjModel, args: argparse.Namespace) -> dict:
+    """The run's row: the loop and rollout times over t_end at h, steps, the integrator."""
+    steps = int(round(args.t_end / args.h))
+    return {
+        "loop_time": loop(model, steps),
+        "rollout_time": rollout(model, steps),
+        "steps": steps,
+        "h": args.h,
+        "t_end": steps * args.h,
+        "integrator": args.integrator,
+        "mujoco": mujoco.__version__,
+    }
+
+
 def trajectory(model: mujoco.MjModel, steps: int) -> np.ndarray:
     """(t, theta) at every step, from a run of its own (not timed)."""
     data = mujoco.MjData(model)
@@ -106,19 +120,9 @@ def main() -> None:
     tic = time.perf_counter()
     model = build(args)
     setup = time.perf_counter() - tic
-    steps = int(round(args.t_end / args.h))
-    row = {
-        "setup_time": setup,
-        "loop_time": loop(model, steps),
-        "rollout_time": rollout(model, steps),
-        "steps": steps,
-        "h": args.h,
-        "t_end": steps * args.h,
-        "integrator": args.integrator,
-        "mujoco": mujoco.__version__,
-    }
+    row = {"setup_time": setup, **timings(model, args)}
     if args.theta:
-        np.save(args.theta, trajectory(model, steps))
+        np.save(args.theta, trajectory(model, row["steps"]))
     print(json.dumps(row))
 
 
