@@ -75,8 +75,10 @@ def taken(first: dict) -> str:
 
 
 def _table(rows: list[dict], pendulum: bool) -> list[str]:
+    cpp = any("x_cpp_per_step" in r for r in rows)  # the slider-crank's Siconos C++ loop row
     head = "| run | steps | per step | wall per simulated s | x peer per step | x peer per sim. s |"
     head += " max theta error (rad) |" if pendulum else ""
+    head += " x C++ loop per step | x C++ loop per sim. s |" if cpp else ""
     lines = [head, "|---" * (head.count("|") - 1) + "|"]
     for r in rows:
         if "failed" in r:
@@ -91,8 +93,54 @@ def _table(rows: list[dict], pendulum: bool) -> list[str]:
         if pendulum:
             err = r["first"].get("theta_error")
             line += f" {err:.2e} |" if err is not None else " |"
+        if cpp and "x_cpp_per_step" in r:
+            line += f" {r['x_cpp_per_step']:.2f} | {r['x_cpp_per_sim_s']:.2f} |"
+        elif cpp:
+            line += " 1 (peer) | |"
         lines.append(line)
     return lines
+
+
+def _ms(x: float | None) -> str:
+    return f"{1e3 * x:.3f} ms" if x is not None else "none"
+
+
+def physics_check(rows: list[dict]) -> list[str]:
+    """The Siconos rows' untimed --physics runs side by side: the two drivers, same motion?"""
+    runs = [(r["run"], r["first"]["physics"]) for r in rows if "physics" in r.get("first", {})]
+    if not runs:
+        return []
+    out = [
+        "",
+        "Physics check (each Siconos row once, untimed, with --physics over the same T):",
+        "",
+    ]
+    for label, p in runs:
+        out.append(
+            f"- {label}: first impact {_ms(p['first_impact'])}, first revolution "
+            f"{_ms(p['first_revolution'])}, two revolutions {_ms(p['two_revolutions'])}, "
+            f"largest penetration {p['max_penetration']:.3g} m, crank speed at T "
+            f"{p['crank_speed_end']:.6f} rad/s"
+        )
+    if len(runs) > 1:
+        keys = ("first_impact", "first_revolution", "two_revolutions", "max_penetration")
+        same = all(a[1][k] == b[1][k] for a, b in zip(runs, runs[1:], strict=False) for k in keys)
+        out += ["", f"The Siconos drivers give {'the same' if same else 'DIFFERENT'} landmarks."]
+    return out
+
+
+def issue_30(rows: list[dict]) -> list[str]:
+    """Issue 30: the default (compiled, h = 1e-5) per step <= Siconos', either loop."""
+    default = next((r for r in rows if r["run"] == "nlpmbd default" and "first" in r), None)
+    if default is None:
+        return []
+    loops = (("x_per_step", "Python loop"), ("x_cpp_per_step", "C++ loop"))
+    said = "; ".join(
+        f"{default[key]:.2f}x Siconos' {what}, {'met' if default[key] <= 1 else 'NOT met'}"
+        for key, what in loops
+        if key in default
+    )
+    return ["", f"Issue 30 target, default slider_crank per step <= Siconos per step: {said}."]
 
 
 def markdown(table: list[dict], args: argparse.Namespace, load: list[float]) -> str:
@@ -103,7 +151,8 @@ def markdown(table: list[dict], args: argparse.Namespace, load: list[float]) -> 
         "# The default run against its peers (benchmarks/peer_defaults.py)",
         "",
         f"`python -m benchmarks.peer_defaults --rounds {args.rounds} --slider-t-end "
-        f"{args.slider_t_end:g}{''.join(f' --row {shlex.quote(r)}' for r in args.row)}`, "
+        f"{args.slider_t_end:g}{''.join(f' --row {shlex.quote(r)}' for r in args.row)}"
+        f"{''.join(f' --problem {p}' for p in args.problem or ())}`, "
         f"{info['date']}; {cpu['model']}, {cpu['cpus']} cores "
         f"(shared: 1-minute load average {load[0]:.1f} at the start, {load[-1]:.1f} at the "
         f"end); Python {info['python']}.",
@@ -132,4 +181,6 @@ def markdown(table: list[dict], args: argparse.Namespace, load: list[float]) -> 
                 "",
                 f"Target {what} <= {bound:g}x {default['baseline']}: {default[key]:.2f}x, {ok}.",
             ]
+        if problem == "slider_crank":
+            text += issue_30(rows) + physics_check(rows)
     return "\n".join(text) + "\n"

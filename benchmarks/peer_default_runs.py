@@ -1,11 +1,11 @@
 """The runs of benchmarks/peer_defaults.py: one subprocess per run, BLAS on one thread.
 
 nlpmbd by its CLI with the options a user would type (its defaults unless a spec adds some);
-Siconos by the system interpreter (benchmarks/peer_runs.py); MuJoCo and Exudyn by the peers'
-interpreter (benchmarks/mujoco_pendulum.py, exudyn_pendulum.py). Every run returns its loop
-time (nlpmbd: meta.json wall_time - setup_time; a peer: its own timer around its stepping),
-steps and simulated time; with `accuracy`, a pendulum run also returns its max |theta error|
-over the run against the minimal-coordinate scipy ODE (tests/fixtures.py).
+Siconos by the system interpreter, its time loop in Python or in C++ (benchmarks/peer_runs.py);
+MuJoCo and Exudyn by the peers' interpreter (benchmarks/mujoco_pendulum.py, exudyn_pendulum.py).
+Every run returns its loop time (nlpmbd: meta.json wall_time - setup_time; a peer: its own timer
+around its stepping), steps and simulated time; with `accuracy`, a pendulum run also returns its
+max |theta error| over the run against the minimal-coordinate scipy ODE (tests/fixtures.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .peer_runs import BLAS_ENV, Spec, run_siconos, siconos_missing
+from .peer_runs import BLAS_ENV, SICONOS_DRIVERS, Spec, run_siconos, siconos_missing
+from .siconos_cpp import missing as siconos_cpp_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_PYTHON = os.environ.get("NLPMBD_PEERS_PYTHON", "/work/venv-peers/bin/python")
@@ -37,7 +38,8 @@ WARM_UP_LONGER = 30
 
 @dataclass(frozen=True)
 class Run:
-    """One row: `side` nlpmbd, siconos, mujoco or exudyn; `args` the extra arguments."""
+    """One row: `side` nlpmbd, siconos (loop in Python), siconos_cpp (loop in C++), mujoco or
+    exudyn; `args` the extra arguments."""
 
     label: str
     problem: str  # "slider_crank" or "pendulum"
@@ -114,8 +116,8 @@ def warm_up(run: Run, t_end: float | None) -> str:
 
 
 def run_peer(run: Run, t_end: float, accuracy: bool, siconos_python: str, peers_python: str):
-    if run.side == "siconos":
-        return run_siconos(Spec("siconos", run.h or 1e-5), t_end, siconos_python)
+    if run.side in SICONOS_DRIVERS:
+        return run_siconos(Spec(run.side, run.h or 1e-5), t_end, siconos_python)
     cmd = [peers_python, str(SCRIPTS[run.side]), "--h", repr(run.h), "--t-end", repr(t_end)]
     cmd += list(run.args)
     with tempfile.TemporaryDirectory(prefix="peer_defaults_") as tmp:
@@ -133,10 +135,17 @@ def run_peer(run: Run, t_end: float, accuracy: bool, siconos_python: str, peers_
         return row
 
 
+def siconos_physics(run: Run, t_end: float, python: str) -> dict:
+    """An untimed --physics run of a Siconos row (first impact, revolutions, penetration): the
+    check that its two drivers give the same motion; it also compiles what the row needs."""
+    return run_siconos(Spec(run.side, run.h or 1e-5), t_end, python, physics=True)
+
+
 def peer_missing(side: str, python: str) -> str | None:
     """Why a peer cannot run here, or None when it can."""
-    if side == "siconos":
-        return siconos_missing(python)
+    if side in SICONOS_DRIVERS:
+        why = siconos_missing(python)
+        return why or (siconos_cpp_missing() if side == "siconos_cpp" else None)
     module = side
     try:
         r = subprocess.run([python, "-c", f"import {module}"], capture_output=True, timeout=120)

@@ -3,6 +3,7 @@ runs it against Siconos on the slider-crank and MuJoCo (and Exudyn) on the ideal
 
     python -m benchmarks.peer_defaults [--rounds 3] [--slider-t-end 0.14] [--json FILE]
                                        [--markdown FILE] [--row PROBLEM:OPTIONS ...]
+                                       [--problem slider_crank|pendulum]
                                        [--siconos-python P] [--peers-python P]
 
 Rows (benchmarks/peer_default_runs.py runs them, each in its own subprocess, BLAS on one thread):
@@ -10,7 +11,10 @@ Rows (benchmarks/peer_default_runs.py runs them, each in its own subprocess, BLA
 * slider_crank: `nlpmbd run slider_crank --t-end T --no-plot --out DIR` with whatever main's
   defaults are when it runs (meta.json records them: the table prints the path, codegen, scheme,
   gap linearisation, step control and h taken), against Siconos at h = 1e-5 over the same T
-  (benchmarks/siconos_slider_crank.py). Issue target (a): per simulated second <= 1.5x Siconos.
+  (benchmarks/siconos_slider_crank.py) with its time loop in Python and in C++ (the same model,
+  benchmarks/siconos_cpp.py). Issue target (a): per simulated second <= 1.5x Siconos' Python
+  loop; issue 30: per step <= both. Before the rounds each Siconos row runs once untimed with
+  --physics: the report checks that both drivers give the same first impact and revolutions.
 * pendulum (10 s, the case's t_end): `nlpmbd run pendulum --no-plot` (defaults) and the same at
   a fixed `--h 1e-3`, against MuJoCo's pendulum with the same parameters at h = 1e-3 (semi-
   implicit Euler, MuJoCo's default, and RK4; benchmarks/mujoco_pendulum.py) and Exudyn's
@@ -54,15 +58,21 @@ from .peer_default_runs import (
     peer_missing,
     run_nlpmbd,
     run_peer,
+    siconos_physics,
     warm_up,
 )
 from .peer_runs import BLAS_ENV, SICONOS_PYTHON
 
-SICONOS_ROW = "Siconos, h = 1e-5"
+SICONOS_ROW = "Siconos Python loop, h = 1e-5"
+SICONOS_CPP_ROW = "Siconos C++ loop, h = 1e-5"
 MUJOCO_ROW = "MuJoCo Euler, h = 1e-3"
+PROBLEMS = ("slider_crank", "pendulum")
+#: The slider-crank rows' second ratio (columns "x C++ loop"): to Siconos' C++ loop.
+SECOND_BASELINE = {"slider_crank": SICONOS_CPP_ROW}
 RUNS = (
     Run("nlpmbd default", "slider_crank", "nlpmbd", baseline=SICONOS_ROW),
     Run(SICONOS_ROW, "slider_crank", "siconos", h=1e-5),
+    Run(SICONOS_CPP_ROW, "slider_crank", "siconos_cpp", h=1e-5, baseline=SICONOS_ROW),
     Run("nlpmbd default", "pendulum", "nlpmbd", baseline=MUJOCO_ROW),
     Run("nlpmbd --h 1e-3", "pendulum", "nlpmbd", ("--h", "1e-3"), baseline=MUJOCO_ROW),
     Run(MUJOCO_ROW, "pendulum", "mujoco", ("--integrator", "Euler"), h=1e-3),
@@ -80,15 +90,17 @@ RUNS = (
 
 def available(args: argparse.Namespace) -> list[Run]:
     """The rows whose side can run here (one line for each peer that cannot)."""
+    problems = args.problem or PROBLEMS
     skipped = set()
-    for side in ("siconos", "mujoco", "exudyn"):
-        why = peer_missing(side, args.siconos_python if side == "siconos" else args.peers_python)
+    for side in dict.fromkeys(r.side for r in RUNS if r.problem in problems and r.side != "nlpmbd"):
+        siconos = side.startswith("siconos")
+        why = peer_missing(side, args.siconos_python if siconos else args.peers_python)
         if why:
             print(f"peer_defaults: {side} rows skipped, {why}")
             skipped.add(side)
     extra = [extra_row(spec) for spec in args.row]
     out = []
-    for problem in ("slider_crank", "pendulum"):  # nlpmbd's rows, the extra ones, the peers'
+    for problem in problems:  # nlpmbd's rows, the extra ones, the peers'
         mine = [r for r in RUNS if r.problem == problem and r.side == "nlpmbd"]
         peers = [r for r in RUNS if r.problem == problem and r.side != "nlpmbd"]
         out += mine + [r for r in extra if r.problem == problem]
@@ -99,7 +111,7 @@ def available(args: argparse.Namespace) -> list[Run]:
 def extra_row(spec: str) -> Run:
     """`--row PROBLEM:OPTIONS`, e.g. "pendulum:--step-control controller --integrator verlet"."""
     problem, _, options = spec.partition(":")
-    if problem not in ("slider_crank", "pendulum"):
+    if problem not in PROBLEMS:
         raise SystemExit(
             f"peer_defaults: error: --row {spec!r}: PROBLEM is slider_crank or pendulum"
         )
@@ -124,10 +136,15 @@ def one(run: Run, args: argparse.Namespace, accuracy: bool) -> dict:
 
 
 def measure(runs: list[Run], args: argparse.Namespace) -> dict[Run, list[dict]]:
+    checks = {}
     for run in runs:
         if run.side == "nlpmbd":
             how = warm_up(run, t_end_of(run, args))
             print(f"  warm-up: {run.problem} {run.label}: codegen {how}", flush=True)
+        elif run.side.startswith("siconos"):
+            checks[run] = siconos_physics(run, args.slider_t_end, args.siconos_python)
+            print(f"  physics: {run.label}: first revolution "
+                  f"{checks[run]['first_revolution']}", flush=True)  # fmt: skip
     samples: dict[Run, list[dict]] = {r: [] for r in runs}
     for k in range(args.rounds):
         for run in runs:
@@ -135,7 +152,18 @@ def measure(runs: list[Run], args: argparse.Namespace) -> dict[Run, list[dict]]:
             samples[run].append(row)
             said = row.get("failed") or f"loop {row['loop_time']:.3f} s, {row['steps']} steps"
             print(f"  round {k + 1}: {run.problem:<12} {run.label:<28} {said}", flush=True)
+    for run, check in checks.items():  # the report reads it from the row's first run
+        samples[run][0]["physics"] = check
     return samples
+
+
+def ratios(runs: list[dict], base: list[dict]) -> tuple[float, float]:
+    """Medians over rounds of the ratios per step and per simulated second to `base`'s run of
+    the same round (rounds where either failed left out)."""
+    pairs = [(a, b) for a, b in zip(runs, base, strict=True) if "failed" not in a | b]
+    per_step = [(a["loop_time"] / a["steps"]) / (b["loop_time"] / b["steps"]) for a, b in pairs]
+    per_sim_s = [a["loop_time"] / b["loop_time"] for a, b in pairs]
+    return statistics.median(per_step), statistics.median(per_sim_s)
 
 
 def rows(samples: dict[Run, list[dict]]) -> list[dict]:
@@ -160,23 +188,14 @@ def rows(samples: dict[Run, list[dict]]) -> list[dict]:
             "loop_samples_s": [r["loop_time"] for r in runs],
             "first": ok[0],
         }
-        base = next(
-            (r for r in samples if r.label == run.baseline and r.problem == run.problem), None
-        )
+        by_label = {r.label: r for r in samples if r.problem == run.problem}
+        base = by_label.get(run.baseline or "")
         if base is not None:
-            pairs = [
-                (a, b)
-                for a, b in zip(runs, samples[base], strict=True)
-                if "failed" not in a and "failed" not in b
-            ]
-            b_steps = samples[base][0]["steps"]
             row["baseline"] = run.baseline
-            row["x_per_step"] = statistics.median(
-                (a["loop_time"] / steps) / (b["loop_time"] / b_steps) for a, b in pairs
-            )
-            row["x_per_sim_s"] = statistics.median(
-                a["loop_time"] / b["loop_time"] for a, b in pairs
-            )
+            row["x_per_step"], row["x_per_sim_s"] = ratios(runs, samples[base])
+        second = by_label.get(SECOND_BASELINE.get(run.problem, ""))
+        if second is not None and second != run:
+            row["x_cpp_per_step"], row["x_cpp_per_sim_s"] = ratios(runs, samples[second])
         out.append(row)
     return out
 
@@ -197,6 +216,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         metavar="PROBLEM:OPTIONS",
         help="another nlpmbd row: slider_crank or pendulum, with these options "
         "(repeatable), e.g. 'pendulum:--step-control controller --integrator verlet'",
+    )
+    ap.add_argument(
+        "--problem",
+        action="append",
+        choices=PROBLEMS,
+        help="only this problem's rows (repeatable; default both)",
     )
     ap.add_argument("--json", type=Path, help="write the numbers to this file")
     ap.add_argument("--markdown", type=Path, help="write the report to this file")

@@ -19,18 +19,21 @@ ROOT = Path(__file__).resolve().parent.parent
 BLAS_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 IMPACT_FORCE = 1e-6  # N: a normal force above this is a contact
 PAPER, SMOOTH = "e=0.4 mu=0.01", "e=0 mu=0"
+#: The Siconos sides: the script's --driver (time loop in Python or in C++) and their labels.
+SICONOS_DRIVERS = {"siconos": "python", "siconos_cpp": "cpp"}
+SIDE_LABELS = {"siconos": "siconos", "siconos_cpp": "siconos C++"}
 
 
 @dataclass(frozen=True)
 class Spec:
-    side: str  # "siconos" or "nlpmbd"
+    side: str  # "siconos" (its loop in Python), "siconos_cpp" (in C++) or "nlpmbd"
     h: float
     variant: str = PAPER
     solver: str = "qp"  # nlpmbd's path: "nlp" (IPOPT) or "qp" (the compiled fast path)
 
     @property
     def label(self) -> str:
-        name = f"nlpmbd {self.solver}" if self.side == "nlpmbd" else self.side
+        name = f"nlpmbd {self.solver}" if self.side == "nlpmbd" else SIDE_LABELS[self.side]
         return f"{name} ({self.variant})"
 
 
@@ -69,6 +72,7 @@ def _env() -> dict:
 def run_siconos(spec: Spec, t_end: float, python: str, physics: bool = False) -> dict:
     e, mu = (0.4, 0.01) if spec.variant == PAPER else (0.0, 0.0)
     cmd = [python, str(SCRIPT), "--h", repr(spec.h), "--t-end", repr(t_end)]
+    cmd += ["--driver", SICONOS_DRIVERS[spec.side]]
     cmd += ["--restitution", repr(e), "--mu", repr(mu), "--clearance", "1e-3"]
     cmd += ["--geometry", json.dumps(siconos_geometry())] + (["--physics"] if physics else [])
     r = subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=ROOT, check=True)

@@ -1,25 +1,28 @@
 """Peer benchmark: nlpmbd against Siconos on the Flores-Leine-Glocker slider-crank (issue 14).
 
     python -m benchmarks.peer_siconos [--t-end 0.01] [--rounds 3] [--no-nlp] [--physics]
-                                      [--json FILE]
+                                      [--no-cpp] [--json FILE]
 
 What it measures. The case `slider_crank` (nlpmbd_cases/slider_crank.py: clearance 1 mm per
-side, e = 0.4, mu = 0.01, four slider corners against the two guide faces) and the same model
-in Siconos (benchmarks/siconos_slider_crank.py: minimal coordinates, Moreau-Jean theta = 0.5,
-NewtonImpactFrictionNSL with a 2D friction LCP solved by Lemke). Each run is its own
-subprocess with BLAS pinned to one thread; the runs are interleaved (all specs once per round,
---rounds rounds) and the table gives medians of the solver-loop wall time (nlpmbd: meta.json
-wall_time - setup_time; Siconos: its own loop timer), per step and per simulated second, and
-its ratio to Siconos at the same h. nlpmbd runs on its compiled fast path (`--solver qp
---codegen on`; the compilation, cached after the first run, counts as setup) and on its NLP
-path (--no-nlp drops those rows). The mu = e = 0 rows compare the fast path with Siconos'
-frictionless LCP (--no-frictionless drops them). --physics measures accuracy (paper variant,
---physics-t-end, default two crank turns): each side at h = 1e-6, 1e-5, 1e-4; first impact (end
-of the first step whose normal force exceeds 1e-6 N), first revolution and two revolutions
-(crank angle 2 pi, 4 pi), the largest penetration of a corner beyond its guide face (m and
-fraction of c), and the errors of the revolution times against the same side's h = 1e-6 run
-(own reference) and the other side's (cross reference). The target of issue 14: nlpmbd at
-h = 1e-4 at least as close to its reference as Siconos at h = 1e-5 (two-revolution time).
+side, e = 0.4, mu = 0.01, four slider corners against the two guide faces) and the same model in
+Siconos (benchmarks/siconos_slider_crank.py: minimal coordinates, Moreau-Jean theta = 0.5,
+NewtonImpactFrictionNSL with a 2D friction LCP solved by Lemke), its time loop driven from
+Python (rows "siconos") and from C++ (rows "siconos C++": benchmarks/siconos_cpp.py, the same
+model compiled with g++ against Debian's libsiconos-kernel-dev; dropped with one line where g++
+or the headers are absent). Each run is its own subprocess with BLAS pinned to one thread; the
+runs are interleaved (all specs once per round, --rounds rounds) and the table gives medians of
+the solver-loop wall time (nlpmbd: meta.json wall_time - setup_time; Siconos: its own loop
+timer), per step and per simulated second, and its ratios to Siconos' Python loop and C++ loop
+at the same h. nlpmbd runs on its compiled fast path (`--solver qp --codegen on`; the
+compilation, cached after the first run, counts as setup) and on its NLP path (--no-nlp drops
+those rows). The mu = e = 0 rows compare the fast path with Siconos' frictionless LCP
+(--no-frictionless drops them). --physics measures accuracy (paper variant, --physics-t-end,
+default two crank turns): each side at h = 1e-6, 1e-5, 1e-4; first impact (end of the first step
+whose normal force exceeds 1e-6 N), first revolution and two revolutions (crank angle 2 pi, 4
+pi), the largest penetration of a corner beyond its guide face (m and fraction of c), and the
+errors of the revolution times against the same side's h = 1e-6 run (own reference) and the
+other side's (cross reference). The target of issue 14: nlpmbd at h = 1e-4 at least as close to
+its reference as Siconos at h = 1e-5 (two-revolution time).
 
 Siconos is a peer for benchmarks only, never a dependency: it comes from Debian
 (`apt-get install python3-siconos`) and only the system interpreter (--siconos-python,
@@ -41,6 +44,7 @@ from .peer_physics import physics
 from .peer_runs import (
     BLAS_ENV,
     PAPER,
+    SICONOS_DRIVERS,
     SICONOS_PYTHON,
     SMOOTH,
     Spec,
@@ -48,14 +52,17 @@ from .peer_runs import (
     run_siconos,
     siconos_missing,
 )
+from .siconos_cpp import missing as siconos_cpp_missing
 
 
-def specs(smooth: bool, nlp: bool) -> list[Spec]:
-    """Siconos, nlpmbd's fast path and (paper variant, `nlp`) its NLP path, at h = 1e-5, 1e-4."""
+def specs(smooth: bool, nlp: bool, cpp: bool = True) -> list[Spec]:
+    """Siconos (Python loop, and with `cpp` C++ loop), nlpmbd's fast path and (paper variant,
+    `nlp`) its NLP path, at h = 1e-5, 1e-4."""
     out = []
     for v in (PAPER, SMOOTH) if smooth else (PAPER,):
         for h in (1e-5, 1e-4):
-            out += [Spec("siconos", h, v), Spec("nlpmbd", h, v, "qp")]
+            out += [Spec("siconos", h, v)] + ([Spec("siconos_cpp", h, v)] if cpp else [])
+            out.append(Spec("nlpmbd", h, v, "qp"))
             if nlp and v == PAPER:
                 out.append(Spec("nlpmbd", h, v, "nlp"))
     return out
@@ -63,10 +70,11 @@ def specs(smooth: bool, nlp: bool) -> list[Spec]:
 
 def measure(args) -> dict[Spec, list[dict]]:
     """Every spec once per round, in the same order each round (A B A B ...)."""
-    samples: dict[Spec, list[dict]] = {s: [] for s in specs(args.frictionless, args.nlp)}
+    cpp = args.cpp and not siconos_cpp_missing()
+    samples: dict[Spec, list[dict]] = {s: [] for s in specs(args.frictionless, args.nlp, cpp)}
     for k in range(args.rounds):
         for s in samples:
-            if s.side == "siconos":
+            if s.side in SICONOS_DRIVERS:
                 row = run_siconos(s, args.t_end, args.siconos_python)
             else:
                 row = run_nlpmbd(s, args.t_end)
@@ -98,20 +106,26 @@ def table(samples: dict[Spec, list[dict]], t_end: float) -> list[dict]:
             )  # fmt: skip
         )
     for row in rows:
-        peer = next(r for r in rows if r["side"] == "siconos" and r["variant"] == row["variant"]
-                    and r["h"] == row["h"])  # fmt: skip
-        row["ratio_to_siconos"] = row["per_step_us"] / peer["per_step_us"]
+        for side, key in (("siconos", "ratio_to_siconos"), ("siconos_cpp", "ratio_to_siconos_cpp")):
+            peer = next((r for r in rows if r["side"] == side and r["variant"] == row["variant"]
+                         and r["h"] == row["h"]), None)  # fmt: skip
+            if peer is not None:
+                row[key] = row["per_step_us"] / peer["per_step_us"]
     return rows
 
 
 def print_table(rows: list[dict], t_end: float, rounds: int) -> None:
     print(f"\nslider_crank, t_end = {t_end:g} s, medians of {rounds} interleaved rounds")
-    print(f"{'run':<28} {'h':>6} {'steps':>6} {'per step':>11} {'wall/sim s':>11} "
-          f"{'setup':>7} {'x Siconos':>9}")  # fmt: skip
+    print("x Siconos: per step against Siconos with its time loop in Python (rows siconos); "
+          "x C++: in C++ (rows siconos C++)")  # fmt: skip
+    print(f"{'run':<32} {'h':>6} {'steps':>6} {'per step':>11} {'wall/sim s':>11} "
+          f"{'setup':>7} {'x Siconos':>9} {'x C++':>6}")  # fmt: skip
     for r in rows:
+        cpp = f"{r['ratio_to_siconos_cpp']:>6.2f}" if "ratio_to_siconos_cpp" in r else f"{'-':>6}"
         print(
-            f"{r['run']:<28} {r['h']:>6g} {r['steps']:>6d} {r['per_step_us']:>8.1f} us "
-            f"{r['wall_per_sim_s']:>9.2f} s {r['setup_s']:>5.2f} s {r['ratio_to_siconos']:>9.1f}"
+            f"{r['run']:<32} {r['h']:>6g} {r['steps']:>6d} {r['per_step_us']:>8.1f} us "
+            f"{r['wall_per_sim_s']:>9.2f} s {r['setup_s']:>5.2f} s {r['ratio_to_siconos']:>9.1f} "
+            f"{cpp}"
         )
 
 
@@ -139,6 +153,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--physics", action="store_true", help="add the accuracy runs (h = 1e-6, 1e-5, 1e-4)"
     )
     ap.add_argument("--physics-t-end", type=float, default=0.14, help="s; two turns ~0.138")
+    ap.add_argument("--no-cpp", dest="cpp", action="store_false",
+                    help="skip the rows of Siconos with its time loop in C++")  # fmt: skip
     ap.add_argument("--json", type=Path, help="write the numbers to this file")
     ap.add_argument("--siconos-python", default=SICONOS_PYTHON, help="interpreter with siconos")
     return ap.parse_args(argv)
@@ -150,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"peer_siconos: skipped, {missing}")
         return 0
+    why = args.cpp and siconos_cpp_missing()
+    if why:
+        print(f"peer_siconos: Siconos C++ rows skipped, {why}")
     os.environ.update(BLAS_ENV)
     rows = table(measure(args), args.t_end)
     print_table(rows, args.t_end, args.rounds)

@@ -2,7 +2,9 @@
 
 Run ONLY by the system interpreter with Debian's python3-siconos (`/usr/bin/python3`); it
 imports numpy and siconos, never nlpmbd. Prints one JSON line (setup and loop wall times, and
-with --physics the first impact, first revolution and largest penetration).
+with --physics the first impact, first revolution and largest penetration). `--driver cpp` runs
+the same model with the time loop in C++ (siconos_cpp.py, siconos_slider_crank.cpp: compiled
+with g++ against Debian's libsiconos-kernel-dev) and derives the same numbers from its records.
 
 Model, in minimal coordinates q = (theta1, theta2, theta3): crank angle about the pivot O, rod
 angle, slider rotation; the slider centre is the rod end C = l1 e(theta1) + l2 e(theta2), so its
@@ -206,20 +208,23 @@ def run_timed(sim) -> int:
     return steps
 
 
-def run_recorded(sim, ds, inters, p: dict) -> dict:
-    """The loop with a record of every step; the physics numbers of the run."""
-    t, theta, impulse, gaps, e = [0.0], [0.0], [0.0], [corner_gaps(p, ds.q())], []
-    e.append(energy(p, ds.q(), ds.velocity()))
+def run_recorded(sim, ds, inters, p: dict) -> np.ndarray:
+    """The loop with a record of every step: (steps + 1, 8) rows t, q (3), v (3), the largest
+    normal impulse over the corners (the C++ driver, siconos_cpp.py, records the same)."""
+    rec = [[0.0, *ds.q(), *ds.velocity(), 0.0]]
     while sim.hasNextEvent():
         sim.advanceToEvent()
-        t.append(sim.nextTime())
-        q = ds.q()
-        theta.append(float(q[0]))
-        gaps.append(corner_gaps(p, q))
-        impulse.append(max(float(i.lambda_(1)[0]) for i in inters))
-        e.append(energy(p, q, ds.velocity()))
+        impulse = max(float(i.lambda_(1)[0]) for i in inters)
+        rec.append([sim.nextTime(), *ds.q(), *ds.velocity(), impulse])
         sim.processEvents()
-    return physics(np.array(t), np.array(theta), np.array(impulse), np.array(gaps), e, p)
+    return np.array(rec, dtype=float)
+
+
+def physics_of(rec: np.ndarray, p: dict) -> dict:
+    """The physics numbers of a run from its records (run_recorded's rows)."""
+    gaps = np.array([corner_gaps(p, q) for q in rec[:, 1:4]])
+    e = [energy(p, q, v) for q, v in zip(rec[:, 1:4], rec[:, 4:7], strict=True)]
+    return physics(rec[:, 0], rec[:, 1], rec[:, 7], gaps, e, p)
 
 
 def revolution_time(t: np.ndarray, theta: np.ndarray, n: int) -> float | None:
@@ -249,6 +254,20 @@ def physics(t, theta, impulse, gaps, e, p) -> dict:
     }
 
 
+def run_python(p: dict, physics: bool) -> tuple[dict, np.ndarray | None]:
+    """The timed run with the loop in Python: times, steps, crank speed; with `physics` the
+    records of every step (timed too: a --physics run is not a timing run)."""
+    tic = time.perf_counter()
+    sim, ds, inters = build(p, build_plugin())
+    setup = time.perf_counter() - tic
+    tic = time.perf_counter()
+    rec = run_recorded(sim, ds, inters, p) if physics else None
+    steps = len(rec) - 1 if rec is not None else run_timed(sim)
+    out = dict(setup_time=setup, loop_time=time.perf_counter() - tic, steps=steps)
+    out["crank_speed_end"] = float(ds.velocity()[0])
+    return out, rec
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--h", type=float, default=1e-5)
@@ -260,6 +279,8 @@ def main(argv=None) -> int:
     ap.add_argument("--newton-tol", type=float, default=1e-10)
     ap.add_argument("--geometry", default="{}", help="JSON overriding TABLE1")
     ap.add_argument("--physics", action="store_true", help="record every step")
+    ap.add_argument("--driver", choices=("python", "cpp"), default="python",
+                    help="the time loop in Python, or in C++ (siconos_cpp.py)")  # fmt: skip
     a = ap.parse_args(argv)
     p = {**TABLE1, **json.loads(a.geometry)}
     p.update(
@@ -271,18 +292,15 @@ def main(argv=None) -> int:
         theta=a.theta,
         newton_tol=a.newton_tol,
     )
-    tic = time.perf_counter()
-    sim, ds, inters = build(p, build_plugin())
-    setup = time.perf_counter() - tic
-    tic = time.perf_counter()
-    if a.physics:
-        out = run_recorded(sim, ds, inters, p)
-        steps = int(round(p["t_end"] / p["h"]))
+    if a.driver == "cpp":
+        from siconos_cpp import run_cpp  # its sibling (this file runs as a script)
+
+        out, rec = run_cpp(p, build_plugin(), a.physics)
     else:
-        out, steps = {}, run_timed(sim)
-    wall = time.perf_counter() - tic
-    out.update(setup_time=setup, loop_time=wall, steps=steps, h=a.h, t_end=a.t_end)
-    out["crank_speed_end"] = float(ds.velocity()[0])
+        out, rec = run_python(p, a.physics)
+    if rec is not None:
+        out.update(physics_of(rec, p))
+    out.update(h=a.h, t_end=a.t_end, driver=a.driver)
     out["siconos"] = str(getattr(__import__("siconos"), "version", "?"))
     print(json.dumps(out))
     return 0
