@@ -11,6 +11,7 @@
 // (PLUGIN without .so; RECORDS a file for one record per step, or "-" for none). Prints one
 // JSON line: setup and loop wall and CPU times, steps, the crank speed at the end. A record is
 // 8 doubles: t, q (3), v (3), the largest normal impulse over the corners.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -116,6 +117,10 @@ int main(int argc, char *argv[]) {
     Model m = build(lib, p);
     const double setup_wall = wall_now() - wall, setup_cpu = cpu_now() - cpu;
     std::FILE *out = records == "-" ? nullptr : std::fopen(records.c_str(), "wb");
+    if (records != "-" && !out) {
+      std::fprintf(stderr, "siconos_slider_crank: cannot write %s\n", records.c_str());
+      return 2;
+    }
     if (out) record(out, 0.0, m, false);
     long steps = 0;
     wall = wall_now();
