@@ -64,6 +64,8 @@ class ChunkRows:
 CHAIN_SECONDS = 0.01
 #: Most chunks evaluated back to back, and most bytes of their state and record buffers.
 CHAIN_MAX, CHAIN_BYTES = 8, 8 << 20
+#: The SCALARS of an attempt's checks (qp_ok, projection_ok, predicted), consecutive.
+CHECKS = slice(SCALARS.index(FLAGS[2]), SCALARS.index(FLAGS[-1]) + 1)
 
 
 class _Buffered:
@@ -185,21 +187,20 @@ class ChunkRunner:
         S = self._scalars[:, :total]
         np.copyto(S, R[:, first : first + len(SCALARS)].T)
         scalars = dict(zip(SCALARS, S, strict=True))
-        h, accepted = scalars["h"], scalars["accepted"]
-        qp_ok, projection_ok, predicted = (scalars[k] for k in FLAGS[2:])
-        attempted = h > 0
-        good = (qp_ok > 0.5) & (projection_ok > 0.5) & (predicted > 0.5)
-        bad = np.flatnonzero(attempted & ~good)
-        stop = int(bad[0]) if bad.size else total
-        taken = np.flatnonzero((accepted[:stop] > 0.5) & attempted[:stop])
-        k = taken.size
+        h, attempted = scalars["h"], scalars["h"] > 0
+        failed = attempted & ~(S[CHECKS].min(axis=0) > 0.5)  # a check not passed
+        stop = int(np.argmax(failed)) if failed.any() else total
+        took = (scalars["accepted"][:stop] > 0.5) & attempted[:stop]
+        k = int(np.count_nonzero(took))
         state = used.all_states[stop - 1] if stop else np.asarray(X, dtype=float)
         tried = max(int(np.count_nonzero(attempted)), 1)
-        self.step_cost = elapsed / tried
-        self.step_size = float(np.mean(h[taken])) if k else 0.0
         # the accepted rows: a view where they are the first k (History copies them before the
         # next chunk overwrites the buffers), else a copy
-        pick = slice(0, k) if k == 0 or taken[-1] == k - 1 else taken
+        pick: slice | np.ndarray = slice(0, k)
+        if k < stop and not took[:k].all():
+            pick = np.flatnonzero(took)
+        self.step_cost = elapsed / tried
+        self.step_size = float(np.mean(h[pick])) if k else 0.0
         rows, taken_scalars = R[pick], {name: a[pick] for name, a in scalars.items()}
         return ChunkRows(
             k,

@@ -186,6 +186,7 @@ class _Growing:
         self.blocks: list[np.ndarray] = []
         self.starts: list[int] = []  # the first row of each block
         self.n = 0  # rows stored
+        self._at = (np.zeros((0, *tail)), 0)  # the block last written and its first row
         if touched and not self.empty:
             self._block(0)[0][:touched] = 0
 
@@ -199,9 +200,14 @@ class _Growing:
             self.n += k
             return
         rows = rows.reshape((k, *self.tail))
+        block, start = self._at
+        if start <= self.n and self.n + k <= start + block.shape[0]:  # one slice assignment
+            block[self.n - start : self.n - start + k] = rows
+            self.n += k
+            return
         done = 0
         while done < k:
-            block, start = self._block(self.n)
+            block, start = self._at = self._block(self.n)
             take = min(block.shape[0] - (self.n - start), k - done)
             block[self.n - start : self.n - start + take] = rows[done : done + take]
             done += take
