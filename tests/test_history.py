@@ -1,4 +1,4 @@
-"""What the run loop does between chunks: History's growing arrays (run/history.py) and the
+"""What the run loop does between chunks: History's arrays (run/history.py, run/storage.py) and the
 compliant contacts' evaluation (run/contact_memory.py). Both run after every chunk, so their
 cost counts against the compiled steps (benchmarks/profile_defaults.py)."""
 
@@ -13,7 +13,7 @@ from nlpmbd.io.schema import SCHEMA, bytes_per_step
 from nlpmbd.model.compliant import CompliantContact
 from nlpmbd.model.springs import SpringDamper
 from nlpmbd.model.symbolic import SymbolicModel
-from nlpmbd.run import history
+from nlpmbd.run import storage
 from nlpmbd.run.contact_memory import CompliantContacts
 from nlpmbd.run.limits import RESERVE_BYTES, TOUCH_BYTES, expected_points
 from nlpmbd.run.validity import DIVERGENCE_FACTOR, length_scale
@@ -21,22 +21,22 @@ from nlpmbd_joints import PlaneContact
 
 
 def test_rows_keep_their_order_across_blocks(monkeypatch):
-    monkeypatch.setattr(history, "BLOCK_ROWS", 8)
-    grow = history._Growing((2, 3))
+    monkeypatch.setattr(storage, "BLOCK_ROWS", 8)
+    grow = storage.RowStore((2, 3))
     rng = np.random.default_rng(1)
     parts = [rng.standard_normal((k, 2, 3)) for k in (3, 5, 1, 13, 8, 0, 7)]
     for part in parts:
         grow.extend(part)
     assert np.array_equal(grow.rows(), np.concatenate(parts))
     assert len(grow.blocks) == 5  # 37 rows in blocks of 8
-    scalars = history._Growing(())
+    scalars = storage.RowStore(())
     for x in (1.5, np.arange(9.0), 2.5):  # a scalar is one row
         scalars.extend(x)
     assert np.array_equal(scalars.rows(), [1.5, *range(9), 2.5])
 
 
 def test_rows_of_no_numbers_are_counted_not_stored():
-    grow = history._Growing((0, 2))
+    grow = storage.RowStore((0, 2))
     grow.extend(np.zeros((128, 0, 2)))
     grow.extend(np.zeros((5, 0, 2)))
     assert grow.rows().shape == (133, 0, 2)
@@ -109,8 +109,8 @@ def test_a_run_without_contacts_records_empty_contact_arrays():
 def test_rows_within_the_capacity_are_handed_out_without_a_copy(monkeypatch):
     """The first block holds `capacity` rows (its first `touched` written at once): the rows
     in it are returned as a view; past it, blocks of BLOCK_ROWS and one concatenation."""
-    monkeypatch.setattr(history, "BLOCK_ROWS", 4)
-    grow = history._Growing((2,), capacity=10, touched=6)
+    monkeypatch.setattr(storage, "BLOCK_ROWS", 4)
+    grow = storage.RowStore((2,), capacity=10, touched=6)
     assert np.array_equal(grow.blocks[0][:6], np.zeros((6, 2))) and grow.n == 0
     rng = np.random.default_rng(2)
     parts = [rng.standard_normal((k, 2)) for k in (3, 7)]
@@ -123,14 +123,33 @@ def test_rows_within_the_capacity_are_handed_out_without_a_copy(monkeypatch):
     rows = grow.rows()
     assert len(grow.blocks) == 3 and not np.shares_memory(rows, grow.blocks[0])
     assert np.array_equal(rows, np.vstack(parts))
-    ints = history._Growing((), capacity=4, dtype="int64")
+    ints = storage.RowStore((), capacity=4, dtype="int64")
     ints.extend(np.array([3.0, 7.0]))  # converted as stored
     assert ints.rows("int64").dtype == np.int64 and ints.rows("int64").tolist() == [3, 7]
 
 
+@pytest.mark.parametrize("huge_pages", [True, False])
+def test_reserved_arrays_are_disjoint_views_of_one_arena(monkeypatch, huge_pages):
+    """Each array's reserved rows are its own part of the arena (also without mmap)."""
+    if not huge_pages:
+
+        def refused(*args, **kwargs):
+            raise OSError("no anonymous mapping")
+
+        monkeypatch.setattr(storage.mmap, "mmap", refused)
+    shapes = [((3,), "float64"), ((), "int64"), ((0, 3), "float64"), ((2, 3), "float64")]
+    stores = storage.reserve(shapes, capacity=5, touched=2)
+    for i, store in enumerate(stores):
+        assert store.empty or np.array_equal(store.blocks[0][:2], np.zeros((2, *store.tail)))
+        store.extend(np.full((5, *store.tail), i + 1.0))
+    for i, (store, (tail, dtype)) in enumerate(zip(stores, shapes, strict=True)):
+        rows = store.rows(dtype)
+        assert rows.shape == (5, *tail) and rows.dtype == np.dtype(dtype) and np.all(rows == i + 1)
+
+
 def test_the_last_rows_are_read_and_dropped_across_blocks(monkeypatch):
-    monkeypatch.setattr(history, "BLOCK_ROWS", 4)
-    grow = history._Growing((3,), capacity=5)
+    monkeypatch.setattr(storage, "BLOCK_ROWS", 4)
+    grow = storage.RowStore((3,), capacity=5)
     rows = np.arange(33.0).reshape(11, 3)
     grow.extend(rows[:4])
     grow.extend(rows[4:11])  # blocks [0, 5), [5, 9), [9, 13)
@@ -165,7 +184,7 @@ def test_a_run_past_its_reserved_rows_has_the_same_arrays(monkeypatch, reserve):
         t_end=0.3, h_min=1e-3, h_max=1e-3, solver="qp", chunk_steps=32, codegen="off"
     )
     ref = simulate(system, options)
-    monkeypatch.setattr(history, "BLOCK_ROWS", 16)
+    monkeypatch.setattr(storage, "BLOCK_ROWS", 16)
     monkeypatch.setattr("nlpmbd.run.run.expected_points", lambda model, options: reserve)
     got = simulate(system, options)
     assert got.n_steps == 300

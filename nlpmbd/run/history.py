@@ -3,7 +3,6 @@ failure, so that nothing computed is lost)."""
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 import numpy as np
@@ -15,9 +14,8 @@ from ..model.symbolic import SymbolicModel
 from ..step.layout import Layout
 from ..step.solver import StepSolution
 from .records import STEP_ARRAYS, point_arrays
+from .storage import reserve
 
-#: Rows per storage block of each result array after the first (which holds `capacity` rows).
-BLOCK_ROWS = 4096
 #: Time points collected before they are passed through model.report in one mapped call.
 FLUSH_POINTS = 1000
 
@@ -32,9 +30,9 @@ class History:
         the first `touched` are written once now (their pages faulted in before the steps)."""
         self.model = model
         sizes = model.sizes
-        self.arrays = {
-            s.name: _Growing(s.trailing(sizes), capacity, s.dtype, touched) for s in SCHEMA
-        }
+        shapes = [(s.trailing(sizes), s.dtype) for s in SCHEMA]
+        stores = reserve(shapes, capacity, touched)
+        self.arrays = dict(zip((s.name for s in SCHEMA), stores, strict=True))
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
         M, C = model.n_gap, model.n_compliant
@@ -170,93 +168,3 @@ class History:
         self.flush()
         arrays = {s.name: self.arrays[s.name].rows(s.dtype) for s in SCHEMA}
         return SimulationResult(**arrays, meta=meta)
-
-
-class _Growing:
-    """Rows of one array: a first block of `capacity` rows allocated at once (np.empty: pages
-    are only touched as rows arrive), then blocks of BLOCK_ROWS rows as needed. Rows are
-    copied in once and handed out without another copy while they fit in the first block; no
-    per-row or per-chunk Python objects (they cost more than the data on long runs)."""
-
-    def __init__(
-        self, tail: tuple[int, ...], capacity: int = 0, dtype: str = "float64", touched: int = 0
-    ) -> None:
-        self.tail, self.dtype, self.capacity = tail, dtype, capacity
-        self.empty = 0 in tail  # rows of no numbers (e.g. no contacts): counted, not stored
-        self.blocks: list[np.ndarray] = []
-        self.starts: list[int] = []  # the first row of each block
-        self.n = 0  # rows stored
-        self._at = (np.zeros((0, *tail)), 0)  # the block last written and its first row
-        if touched and not self.empty:
-            self._block(0)[0][:touched] = 0
-
-    def extend(self, rows: ArrayLike) -> None:
-        # called for every array after every chunk: the common case is one slice assignment
-        # (which converts to the array's dtype), and an array of no numbers costs next to nothing
-        if not isinstance(rows, np.ndarray):
-            rows = np.asarray(rows, dtype=float)
-        k = rows.shape[0] if rows.ndim else 1
-        if self.empty:
-            self.n += k
-            return
-        rows = rows.reshape((k, *self.tail))
-        block, start = self._at
-        if start <= self.n and self.n + k <= start + block.shape[0]:  # one slice assignment
-            block[self.n - start : self.n - start + k] = rows
-            self.n += k
-            return
-        done = 0
-        while done < k:
-            block, start = self._at = self._block(self.n)
-            take = min(block.shape[0] - (self.n - start), k - done)
-            block[self.n - start : self.n - start + take] = rows[done : done + take]
-            done += take
-            self.n += take
-
-    def _block(self, row: int) -> tuple[np.ndarray, int]:
-        """The block holding `row` and its first row (a new block for the next row)."""
-        b = bisect.bisect_right(self.starts, row) - 1
-        if b < 0 or row - self.starts[b] >= self.blocks[b].shape[0]:
-            size = max(self.capacity, BLOCK_ROWS) if not self.blocks else BLOCK_ROWS
-            self.starts.append(row)
-            self.blocks.append(np.empty((size, *self.tail), dtype=self.dtype))
-            b = len(self.blocks) - 1
-        return self.blocks[b], self.starts[b]
-
-    def drop(self, k: int) -> None:
-        """Forget the last k rows."""
-        self.n -= k
-
-    def tail_rows(self, k: int) -> np.ndarray:
-        """The last k rows: a view when they lie in one block."""
-        if self.empty or not k:
-            return np.zeros((k, *self.tail), dtype=self.dtype)
-        block, start = self._block(self.n - k)
-        if self.n - start <= block.shape[0]:
-            return block[self.n - k - start : self.n - start]
-        return self.rows()[self.n - k :]
-
-    def last(self) -> np.ndarray:
-        if self.empty or not self.n:
-            return np.zeros(self.tail)
-        block, start = self._block(self.n - 1)
-        return block[self.n - 1 - start].astype(float)
-
-    def rows(self, dtype: str = "float64") -> np.ndarray:
-        """The rows stored: a view of the first block when they fit in it (rows once stored
-        never change), else one new array."""
-        if self.empty or not self.blocks:
-            return np.zeros((self.n if self.empty else 0, *self.tail), dtype=dtype)
-        if self.n <= self.blocks[0].shape[0]:
-            return self.blocks[0][: self.n].astype(dtype, copy=False)
-        out = np.empty((self.n, *self.tail), dtype=dtype)
-        for block, start in zip(self.blocks, self.starts, strict=True):
-            if start < self.n:
-                part = block[: self.n - start]
-                out[start : start + part.shape[0]] = part
-        return out
-
-    @property
-    def nbytes(self) -> int:
-        per_row = int(np.prod(self.tail, dtype=int)) * 8
-        return self.n * per_row
