@@ -14,6 +14,8 @@ from numpy.typing import ArrayLike
 
 #: Rows per block of each result array after the first (which holds `capacity` rows).
 BLOCK_ROWS = 4096
+#: Bytes of a transparent huge page (x86-64, arm64 with 4 kB pages).
+HUGE_PAGE = 2 << 20
 
 
 def reserve(
@@ -129,9 +131,14 @@ class RowStore:
 
 
 def _arena(n: int) -> np.ndarray:
-    """n float64 of anonymous memory, in transparent huge pages where the system gives them."""
+    """n float64 of anonymous memory, in transparent huge pages where the system gives them;
+    an arena of a huge page or more is rounded up to whole ones (its rows' last huge page is
+    faulted in with the touched rows, not page by page between chunks)."""
+    size = max(n, 1) * 8
+    if size >= HUGE_PAGE:
+        size = -(-size // HUGE_PAGE) * HUGE_PAGE
     try:
-        buf = mmap.mmap(-1, max(n, 1) * 8, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        buf = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         buf.madvise(mmap.MADV_HUGEPAGE)
     except (AttributeError, OSError, ValueError):
         return np.empty(n)
