@@ -63,12 +63,7 @@ def point_arrays(
         "contact_force": contact,
         "contact_point": points,
         "joint_force": joint_force,
-        # absent forces as read-only zero views: the history copies them, nothing is allocated
-        "friction_force": _zeros(k, M, 3) if friction is None else friction,
-        "compliant_gap": _zeros(k, C) if compliant_gap is None else compliant_gap,
-        "compliant_force": _zeros(k, C, 3) if compliant_force is None else compliant_force,
+        "friction_force": np.zeros((k, M, 3)) if friction is None else friction,
+        "compliant_gap": np.zeros((k, C)) if compliant_gap is None else compliant_gap,
+        "compliant_force": np.zeros((k, C, 3)) if compliant_force is None else compliant_force,
     }
-
-
-def _zeros(*shape: int) -> np.ndarray:
-    return np.broadcast_to(0.0, shape)
