@@ -88,8 +88,8 @@ def check_run_size(model: SymbolicModel, options: SimulationOptions, force: bool
         )
 
 
-#: Most bytes of result rows reserved before the first step (np.empty: address space, whose
-#: pages are touched as rows arrive); a longer run's rows go on in blocks (run/history.py).
+#: Most bytes of result rows reserved before the first step (address space, whose pages are
+#: touched as rows arrive); a longer run's rows go on in blocks (run/storage.py).
 RESERVE_BYTES = 64 << 20
 #: Most bytes of them touched before the first step (the rows every step control fills).
 TOUCH_BYTES = 16 << 20
