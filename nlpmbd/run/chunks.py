@@ -64,6 +64,8 @@ class ChunkRows:
 CHAIN_SECONDS = 0.01
 #: Most chunks evaluated back to back, and most bytes of their state and record buffers.
 CHAIN_MAX, CHAIN_BYTES = 8, 8 << 20
+#: The SCALARS of an attempt's checks (qp_ok, projection_ok, predicted), consecutive.
+CHECKS = slice(SCALARS.index(FLAGS[2]), SCALARS.index(FLAGS[-1]) + 1)
 
 
 class _Buffered:
@@ -130,6 +132,7 @@ class ChunkRunner:
         self.rows = record_layout(self.model).slices
         vm = self._vm = chunk_function(step, n, law, sizing, nlp)
         self.vm = self.function = _Buffered(vm, n)
+        self._scalars = np.full((len(SCALARS), self.vm.slots * n), 0.0)  # touched once, here
         self.codegen, self._auto = "off", codegen is Codegen.AUTO
         self._background: BackgroundCompile | None = None
         self.step_cost, self.step_size = 0.0, 0.0  # of the last chunk: s per attempt, mean h
@@ -178,28 +181,30 @@ class ChunkRunner:
                 return ChunkRows(0, {}, {}, np.zeros(0), 0, 0, True, np.asarray(X, dtype=float))
         total = self.n * self._chain(used, P, tic)
         elapsed = time.perf_counter() - tic
-        R, r = used.all_records[:total], self.rows
-        first = r[SCALARS[0]].start  # the SCALARS columns, in one pass over R
-        scalars = dict(zip(SCALARS, R[:, first : first + len(SCALARS)].T.copy(), strict=True))
-        h, accepted = scalars["h"], scalars["accepted"]
-        qp_ok, projection_ok, predicted = (scalars[k] for k in FLAGS[2:])
-        attempted = h > 0
-        good = (qp_ok > 0.5) & (projection_ok > 0.5) & (predicted > 0.5)
-        bad = np.flatnonzero(attempted & ~good)
-        stop = int(bad[0]) if bad.size else total
-        taken = np.flatnonzero((accepted[:stop] > 0.5) & attempted[:stop])
-        k = taken.size
+        R, first = used.all_records[:total], self.rows[SCALARS[0]].start
+        # the SCALARS columns in one pass over R, into rows kept from chunk to chunk (fresh
+        # memory each time would cost more in first-touch page faults than the reading)
+        S = self._scalars[:, :total]
+        np.copyto(S, R[:, first : first + len(SCALARS)].T)
+        scalars = dict(zip(SCALARS, S, strict=True))
+        h, attempted = scalars["h"], scalars["h"] > 0
+        failed = attempted & ~(S[CHECKS].min(axis=0) > 0.5)  # a check not passed
+        stop = int(np.argmax(failed)) if failed.any() else total
+        took = (scalars["accepted"][:stop] > 0.5) & attempted[:stop]
+        k = int(np.count_nonzero(took))
         state = used.all_states[stop - 1] if stop else np.asarray(X, dtype=float)
         tried = max(int(np.count_nonzero(attempted)), 1)
-        self.step_cost = elapsed / tried
-        self.step_size = float(np.mean(h[taken])) if k else 0.0
         # the accepted rows: a view where they are the first k (History copies them before the
-        # next chunk overwrites the buffer), else a copy
-        pick = slice(0, k) if k == 0 or taken[-1] == k - 1 else taken
+        # next chunk overwrites the buffers), else a copy
+        pick: slice | np.ndarray = slice(0, k)
+        if k < stop and not took[:k].all():
+            pick = np.flatnonzero(took)
+        self.step_cost = elapsed / tried
+        self.step_size = float(np.mean(h[pick])) if k else 0.0
         rows, taken_scalars = R[pick], {name: a[pick] for name, a in scalars.items()}
         return ChunkRows(
             k,
-            self._points(rows, used.all_states[taken, 0].copy(), taken_scalars["eq_residual"]),
+            self._points(rows, used.all_states[pick, 0], taken_scalars["eq_residual"]),
             self._steps(taken_scalars, elapsed / tried),
             taken_scalars["error"],
             rejected=int(np.count_nonzero(attempted[:stop])) - k,
@@ -259,9 +264,11 @@ class ChunkRunner:
         k = scalars["h"].shape[0]
         out = {name: scalars[name] for name in ("h", "eom_residual", "norm_residual")}
         out.update({name: scalars[name] for name in ("comp_residual", "iterations")})
-        # one evaluation for all attempts: each step is charged the mean
-        out.update(solve_time=np.full(k, each), status=np.zeros(k))
-        out["gap_uncorrected"] = scalars["gap_uncorrected"] if self.model.n_gap else np.zeros(k)
+        # one evaluation for all attempts: each step is charged the mean; the constant rows are
+        # broadcast views (History copies them: no array of k numbers made for that)
+        zeros = np.broadcast_to(0.0, (k,))
+        out.update(solve_time=np.broadcast_to(each, (k,)), status=zeros)
+        out["gap_uncorrected"] = scalars["gap_uncorrected"] if self.model.n_gap else zeros
         return out
 
 

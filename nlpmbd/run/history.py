@@ -14,21 +14,25 @@ from ..model.symbolic import SymbolicModel
 from ..step.layout import Layout
 from ..step.solver import StepSolution
 from .records import STEP_ARRAYS, point_arrays
+from .storage import reserve
 
-#: Rows per storage block of each result array.
-BLOCK_ROWS = 4096
 #: Time points collected before they are passed through model.report in one mapped call.
 FLUSH_POINTS = 1000
 
 
 class History:
     """Per-array growing buffers of rows: the Python loop's rows arrive in batches (`_flush`),
-    the fast path's a chunk at a time (`extend`)."""
+    the fast path's a chunk at a time (`extend`); `result` hands them out without a copy while
+    they fit in the first block (`capacity` rows)."""
 
-    def __init__(self, model: SymbolicModel) -> None:
+    def __init__(self, model: SymbolicModel, capacity: int = 0, touched: int = 0) -> None:
+        """`capacity`: the time points the run may hold (its arrays' first block), of which
+        the first `touched` are written once now (their pages faulted in before the steps)."""
         self.model = model
         sizes = model.sizes
-        self.arrays = {s.name: _Growing(s.trailing(sizes)) for s in SCHEMA}
+        shapes = [(s.trailing(sizes), s.dtype) for s in SCHEMA]
+        stores = reserve(shapes, capacity, touched)
+        self.arrays = dict(zip((s.name for s in SCHEMA), stores, strict=True))
         self.pending: list[np.ndarray] = []  # time points not yet through model.report
         self.pending_steps: list[tuple] = []
         M, C = model.n_gap, model.n_compliant
@@ -141,72 +145,26 @@ class History:
         for name, rows in arrays.items():
             self.arrays[name].extend(rows)
 
-    def latest(self, name: str) -> np.ndarray:
-        """The last row of one result array so far (an FMU's output: apps/fmu_session.py)."""
+    def flush(self) -> None:
+        """The pending points and steps into the arrays."""
         self._flush()
         self._flush_steps()
+
+    def tail(self, name: str, k: int) -> np.ndarray:
+        """The last k rows of one array (a view of its storage where they lie in one block)."""
+        return self.arrays[name].tail_rows(k)
+
+    def drop(self, k: int) -> None:
+        """Forget the last k rows of every array (a chunk's steps after a divergence)."""
+        for a in self.arrays.values():
+            a.drop(k)
+
+    def latest(self, name: str) -> np.ndarray:
+        """The last row of one result array so far (an FMU's output: apps/fmu_session.py)."""
+        self.flush()
         return self.arrays[name].last()
 
     def result(self, meta: dict[str, Any]) -> SimulationResult:
-        self._flush()
-        self._flush_steps()
+        self.flush()
         arrays = {s.name: self.arrays[s.name].rows(s.dtype) for s in SCHEMA}
         return SimulationResult(**arrays, meta=meta)
-
-
-class _Growing:
-    """Rows of one array in fixed blocks of BLOCK_ROWS rows, allocated as needed: no copying
-    as the run grows, and no per-row or per-chunk Python objects (which cost more than the data
-    on long runs)."""
-
-    def __init__(self, tail: tuple[int, ...]) -> None:
-        self.tail = tail
-        self.empty = 0 in tail  # rows of no numbers (e.g. no contacts): counted, not stored
-        self.blocks: list[np.ndarray] = []
-        self.n = 0  # rows stored
-
-    def extend(self, rows: ArrayLike) -> None:
-        # called for every array after every chunk: the common cases cost one copy, and an
-        # array of no numbers (a system without contacts) next to nothing
-        if not isinstance(rows, np.ndarray):
-            rows = np.asarray(rows, dtype=float)
-        k = rows.shape[0] if rows.ndim else 1
-        if self.empty:
-            self.n += k
-            return
-        rows = rows.reshape((k, *self.tail))  # the blocks' dtype (float) converts on copy
-        block, used = divmod(self.n, BLOCK_ROWS)
-        if used + k <= BLOCK_ROWS and block < len(self.blocks):
-            self.blocks[block][used : used + k] = rows
-            self.n += k
-            return
-        done = 0
-        while done < k:
-            block, used = divmod(self.n, BLOCK_ROWS)
-            if block == len(self.blocks):
-                self.blocks.append(np.empty((BLOCK_ROWS, *self.tail)))
-            take = min(BLOCK_ROWS - used, k - done)
-            self.blocks[block][used : used + take] = rows[done : done + take]
-            done += take
-            self.n += take
-
-    def last(self) -> np.ndarray:
-        if self.empty or not self.n:
-            return np.zeros(self.tail)
-        block, used = divmod(self.n - 1, BLOCK_ROWS)
-        return self.blocks[block][used].copy()
-
-    def rows(self, dtype: str = "float64") -> np.ndarray:
-        """The rows stored, as one new array of `dtype` (one copy: the used rows only)."""
-        if self.empty or not self.blocks:
-            return np.zeros((self.n if self.empty else 0, *self.tail), dtype=dtype)
-        out = np.empty((self.n, *self.tail), dtype=dtype)
-        for start in range(0, self.n, BLOCK_ROWS):
-            block = self.blocks[start // BLOCK_ROWS]
-            out[start : start + BLOCK_ROWS] = block[: min(BLOCK_ROWS, self.n - start)]
-        return out
-
-    @property
-    def nbytes(self) -> int:
-        per_row = int(np.prod(self.tail, dtype=int)) * 8
-        return self.n * per_row

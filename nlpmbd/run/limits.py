@@ -86,3 +86,21 @@ def check_run_size(model: SymbolicModel, options: SimulationOptions, force: bool
             f"({_size(MEMORY_FACTOR * size)} while the result is assembled), more than the "
             f"{_size(free)} available; {advice}"
         )
+
+
+#: Most bytes of result rows reserved before the first step (address space, whose pages are
+#: touched as rows arrive); a longer run's rows go on in blocks (run/storage.py).
+RESERVE_BYTES = 64 << 20
+#: Most bytes of them touched before the first step (the rows every step control fills).
+TOUCH_BYTES = 16 << 20
+
+
+def expected_points(model: SymbolicModel, options: SimulationOptions) -> tuple[int, int]:
+    """(reserved, touched): the time points to reserve, t_end / h_min (an upper bound of the
+    steps of every step control, exact at a fixed h) plus the first point and a landing pair,
+    at most RESERVE_BYTES of rows; and those of them to touch before the first step, where
+    the steps of t_end / h_max (each step is at most h_max) will write, at most TOUCH_BYTES:
+    their first-touch page faults are part of the setup, not of the steps."""
+    grid, row = options.time, max(bytes_per_step(model.sizes), 1)
+    reserved = int(min(grid.t_end / grid.h_min + 3, RESERVE_BYTES // row))
+    return reserved, int(min(grid.t_end / grid.h_max + 1, TOUCH_BYTES // row, reserved))

@@ -19,7 +19,7 @@ from .contact_memory import CompliantContacts
 from .controller import ControlLaw, StepController, control_law
 from .grid import end_tolerance
 from .history import History
-from .limits import check_assembly, check_run_size
+from .limits import check_assembly, check_run_size, expected_points
 from .meta import run_info
 from .option_groups import Codegen, StepControl
 from .options import SimulationOptions
@@ -53,7 +53,7 @@ class Run:
         self.law = control_law(m, self.kernel.verlet)
         estimator = StepController(self.law, options, m.n_q, m.n_v)
         controlled = options.time.step_control is StepControl.CONTROLLER
-        self.history = History(m)
+        self.history = History(m, *expected_points(m, options))
         self.stepper = Stepper(
             m,
             options,
@@ -102,6 +102,9 @@ class Run:
         n, plan = path.chunk_steps, self.plan
         self.stepper.runner = ChunkRunner(self.qp, n, codegen, self.law, plan.sizing, plan.nlp)
         self.stepper.parameters = np.tile(chunk_parameters(o, self.law), (n, 1))
+        # the initial point's derived rows now (model.report mapped over one point), not
+        # in the first chunk's reading: the same batch either way
+        self.history.flush()
 
     def counters(self, state: RunState) -> dict[str, int]:
         solver = dict(self.stepper.solver.counters())

@@ -193,18 +193,7 @@ class Stepper:
         for name, k in zip(CHUNK_COUNTERS, X["counts"], strict=True):  # the steps taken
             state.count(name, int(k))
         if rows.k:
-            p = rows.points
-            nodes = p["node_q"].reshape(rows.k, -1)
-            q_all = np.hstack([p["q"], nodes]) if nodes.size else p["q"]
-            bad = self.checks.diverged_at(p["t"], q_all)
-            if bad:  # the partial result ends at the first step past the limit
-                index, message = bad
-                keep = index + 1
-                cut = {k: a if a is None else a[:keep] for k, a in {**p, **rows.steps}.items()}
-                self.history.extend(**cut)
-                state.count("chunk_steps", keep)
-                raise SolverFailure(message)
-            self.history.extend(**rows.points, **rows.steps)
+            self._store(state, rows.k, rows.points, rows.steps)
             state.t, state.q, state.v = X["t"].item(), X["q"].copy(), X["v"].copy()
             state.impact_speed = X["z"].copy()
             state.error += float(np.sum(rows.error))
@@ -216,3 +205,18 @@ class Stepper:
             self.one_step(state)  # the step the chunk could not take
         self.runner.after(self.options.time.t_end - state.t)
         return state.t - t0
+
+    def _store(self, state: RunState, k: int, points: dict, steps: dict) -> None:
+        """A chunk's k rows into the history, then checked there (contiguous rows: no copy of
+        the chunk's); the partial result ends at the first step past the divergence limit."""
+        history = self.history
+        history.extend(**points, **steps)
+        q, nodes = history.tail("q", k), history.tail("node_q", k).reshape(k, -1)
+        bad = self.checks.diverged_at(
+            history.tail("t", k), np.hstack([q, nodes]) if nodes.size else q
+        )
+        if bad:
+            index, message = bad
+            history.drop(k - index - 1)
+            state.count("chunk_steps", index + 1)
+            raise SolverFailure(message)

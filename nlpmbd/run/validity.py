@@ -163,8 +163,9 @@ class RunChecks:
     def diverged_at(self, t: np.ndarray, q: np.ndarray) -> tuple[int, str] | None:
         """(the first row of (t, q) that diverged, why), or None."""
         limit = DIVERGENCE_FACTOR * self.scale
-        if np.max(np.abs(q), initial=0.0) <= limit:  # also False for NaN; then look closer
-            return None
+        # max |q| <= limit without the array |q| (fresh memory each chunk); False for NaN
+        if np.max(q, initial=0.0) <= limit and np.min(q, initial=0.0) >= -limit:
+            return None  # else look closer
         q = np.atleast_2d(q)
         with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN are what we look for
             n = 7 * self.n_rigid
