@@ -29,6 +29,7 @@ takes DAQP (step/config.py, QPPlugin), which is compiled with the chunk like qrq
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import casadi as ca
@@ -36,11 +37,12 @@ import numpy as np
 
 from . import qp_warm
 from .config import Friction
-from .cuts import N_CUTS, ROWS, Cuts, n_cone
+from .cuts import N_SLOTS, ROWS, Cuts, n_cone
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, adding, counts, named_function, switch, symbols_like
+from .qp_cut_rounds import with_cuts
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_joint_rounds import with_joint_rounds
@@ -70,8 +72,8 @@ def attempt_function(
     m = kernel.model
     args, normal = step_symbols(m), ca.MX.sym("normal", m.n_gap)
     cut_rows = kernel.vector and not velocity  # step/cuts.py
-    one = _one_qp(kernel, plugin, friction, cut_rows)
-    at = _with_release(kernel, _with_cuts(kernel, one, cut_rows))
+    build = partial(_one_qp, kernel, plugin, friction, cut_rows)
+    at = _with_release(kernel, with_cuts(kernel, build, cut_rows))
     if m.joint_friction.coupled:
         at = with_joint_rounds(kernel, at)
     if m.has_friction:
@@ -110,42 +112,13 @@ def _with_release(kernel: StepKernel, one: ca.Function) -> ca.Function:
     return named_function("qp_released", args, {k: out[k] for k in keep})
 
 
-def _with_cuts(kernel: StepKernel, one: ca.Function, cut_rows: bool) -> ca.Function:
-    """`one` (t, q, v, h, use, applied, normal, fdirs, released, cuts) without `cuts`: the QP
-    again with a cut wherever its solution leaves a radial gap's disc, at most N_CUTS times
-    (step/cuts.py), DAQP from the round before's working set; `one` where it has no cut rows."""
-    if not cut_rows:
-        return one
-    m = kernel.model
-    args = {**step_symbols(m), **friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
-    dirs = ca.DM.zeros(ROWS * n_cone(m), N_CUTS)
-    out = one.call({**args, "cuts": dirs})
-    q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
-    drift = kernel.offset_drift(q, v, h, use)
-
-    def moved(v_new: Any) -> Any:
-        q_new, _ = kernel.update(q, v_new, h)
-        return q_new
-
-    cuts = Cuts(m, q, h, args["released"], drift, moved, use)
-    for k in range(N_CUTS):
-        dirs, need = cuts.next(out["v_new"], dirs, k)
-        need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
-        syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
-        redo = one.call({**args, "cuts": d, "warm": syms["lam_a_raw"]})
-        again = switch(f"cut_{k}", {**args, "cuts": d}, syms, adding(redo, syms))
-        out = again(need, {**args, "cuts": dirs}, out)
-    out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
-    return named_function("qp_cut", args, out)
-
-
 class _Rows:
     """The QP's rows at h in m/s, in the order of its multipliers: the linearised equalities,
     the gap rows (off for `released` contacts), with restitution Newton's rows on the impact
     set (off elsewhere), with friction the slip split rows p - n (step/qp_friction.py)."""
 
     def __init__(
-        self, k: StepKernel, args: dict, phi: Any, released: Any, dirs: Any = None
+        self, k: StepKernel, args: dict, phi: Any, released: Any, dirs: Any = None, fan: bool = True
     ) -> None:
         t, q, v, h, use = (args[n] for n in ("t", "q", "v", "h", "use_curvature"))
         m = k.model
@@ -158,15 +131,17 @@ class _Rows:
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
         self.hit = ca.MX.zeros(nc)
         self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
+        drift = k.offset_drift(q, v, h, use) if dirs is not None else None
+        self.cuts = Cuts(m, q, h, released, drift, use=use, fan=fan) if dirs is not None else None
+        #: gaps whose scalar row is off: released, or replaced by a cut (step/cuts.py)
+        self.off = released + self.cuts.cut_gaps(dirs) if self.cuts is not None else released
         A = [G, Phi_v]
-        lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(released > 0, inf, -phi / h)]
+        lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(self.off > 0, inf, -phi / h)]
         if self.restitution:
             self.hit = impact_set(k, t, q, v, h, args["applied"])
             A.append(Phi_v)
             lba.append(-inf)
             uba.append(ca.if_else(self.hit * self.laws.rows, -self.e * self.rate, inf))
-        drift = k.offset_drift(q, v, h, use) if dirs is not None else None
-        self.cuts = Cuts(m, q, h, released, drift, use=use) if dirs is not None else None
         n_cut = 0
         if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
             self.cut = self.cuts.rows(dirs)
@@ -206,6 +181,11 @@ def _solve(
     nw = fr.nw if fr is not None else 0
     nj = jf.nw if jf is not None else 0
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
+    if rows.cuts is not None:  # the discs' curvature (step/cuts.py), in u
+        G, r = rows.cuts.curved
+        GT = G @ obj.velocities(ca.DM.eye(nv))
+        qp["H"] = qp["H"] + ca.diagcat(GT.T @ GT, ca.DM(nw, nw))
+        qp["g"] = qp["g"] - GT.T @ r
     qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
     if fr is not None:
         qp = fr.extend(qp, h, bound, obj)
@@ -238,19 +218,20 @@ def _solve(
     return x, y, soft, {**counted, "warm": warm, "lam_a_raw": sol["lam_a"]}
 
 
-def _one_qp(kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool) -> ca.Function:
-    """One QP: (t, q, v, h, use, applied, normal, fdirs, released, warm[, cuts]) ->
-    ATTEMPT_OUT, fdirs_next (the next round's polygons, step/qp_cone.py), released_before (the
-    input), released_next (with the contacts of induced impacts, step/impacts.py), lam_a_raw
-    (the QP's multipliers: a cut round's `warm`, DAQP's first working set; 0: `hint`'s)."""
+def _one_qp(
+    kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool, fan: bool = True
+) -> ca.Function:
+    """One QP (with `fan` the fan's rows, step/cuts.py): (t, q, v, h, use, applied, normal,
+    fdirs, released, warm[, cuts]) -> ATTEMPT_OUT, fdirs_next (step/qp_cone.py), released_before,
+    released_next (with induced impacts, step/impacts.py), lam_a_raw (the next round's warm)."""
     k, m = kernel, kernel.model
     nc, nv, args = m.n_gap, m.n_v, step_symbols(m)
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
     fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
-    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if cut_rows else None
-    rows = _Rows(k, args, phi, released, dirs)
+    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_SLOTS) if cut_rows else None
+    rows = _Rows(k, args, phi, released, dirs, fan)
     imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
     obj = Objective(k, {**args, "applied": args["applied"] + imp.force})
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
@@ -276,7 +257,7 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool)
         )
         generalised, within = generalised + joint_generalised, within * joint_within
     K = obj.residual(v_new)
-    eom, comp, ok, eom_scale = checks(k, args, rows, phi, released, v_new, K, f, generalised)
+    eom, comp, ok, eom_scale = checks(k, args, rows, phi, rows.off, v_new, K, f, generalised)
     fdirs, tol = state, k.verification.eom * eom_scale  # fdirs: the next round's polygons
     if fr is not None:
         own = friction_bound(mu, f.lam)
@@ -294,7 +275,6 @@ def _one_qp(kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool)
     outputs.update(settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     outputs.update(joint_friction.qp_loads(k, args, jf, tau, f, tol))
-    inputs = {**args, **fs, "released": released, "warm": warm}  # fs: normal, fdirs, joint_load
-    if dirs is not None:
-        inputs["cuts"] = dirs
+    cuts = {"cuts": dirs} if dirs is not None else {}
+    inputs = {**args, **fs, "released": released, "warm": warm, **cuts}  # fs: normal, fdirs...
     return named_function("qp_one", inputs, outputs)
