@@ -38,6 +38,7 @@ import casadi as ca
 import numpy as np
 
 from ..model.symbolic import SymbolicModel
+from .qp_friction import FREE_BELOW
 
 #: Fraction of c by which the predicted offset may leave its disc before a cut is added. What
 #: is left outside is pushed back in through the next step's velocity, at up to CUT_TOL c / h:
@@ -136,7 +137,7 @@ class Cuts:
                 n, b = dirs[ROWS * i : ROWS * i + 3, k], dirs[ROWS * i + 3, k]
                 set_ = (ca.dot(n, n) > 0.25) * self.free[i]
                 A.append(n.T @ D)
-                uba.append(ca.if_else(set_, (self.c[i] - b) / self.h, ca.inf))
+                uba.append(ca.if_else(set_, (self.c[i] * ca.norm_2(n) - b) / self.h, ca.inf))
                 on.append(set_)
         return ca.vertcat(*A), ca.vertcat(*uba), ca.vertcat(*on)
 
@@ -169,32 +170,40 @@ class Cuts:
         G, r = [], []
         for i, D in enumerate(self.D):
             n, w, t = (dirs[ROWS * i + a : ROWS * i + b, 0] for a, b in ((0, 3), (4, 5), (5, 8)))
-            s = ca.sqrt(w)
+            s, n = ca.sqrt(w), n / ca.fmax(ca.norm_2(n), 0.5)  # unit, where a cut is set
             G.append(s * (D - n @ (n.T @ D)))
             r.append(s * t)
         G, r = ca.vertcat(*G), ca.vertcat(*r)
         return G, r
 
     def next(self, v_new: Any, dirs: Any, lam: Any) -> tuple[Any, Any]:
-        """(the cuts at v_new, whether the offset d(q(v_new)) leaves any disc by more than
-        CUT_TOL c): the linearisation at v_new of each gap outside its disc, loaded (`lam`,
-        the normal forces, N) or with a cut before, else its cut before (none)."""
+        """(the cuts at v_new, whether another round is needed: an offset d(q(v_new)) leaves
+        its disc by more than CUT_TOL c, or a gap is loaded without a cut yet): the
+        linearisation at v_new of each gap outside its disc, loaded (`lam`, the normal forces,
+        N) or with a cut before, else its cut before (none)."""
         column, need = [], []
         assert self.moved is not None
         off = self.model.offset(self.moved(v_new))
+        loads = lam > FREE_BELOW * ca.fmax(1.0, ca.mmax(ca.vertcat(0, lam)))
         for i, (j, D) in enumerate(zip(self.index, self.D, strict=True)):
             d1 = off[3 * j : 3 * j + 3]
             r = ca.norm_2(d1)
             out = (r > (1 + CUT_TOL) * self.c[i]) * self.free[i]
+            cut_before = self._set(dirs, i)
             # a direction only where the offset is near its seat
-            renew = out + (self._set(dirs, i) + (lam[j] > 0)) * (r > 0.5 * self.c[i])
-            n = d1 / ca.fmax(r, 1e-300)
+            renew = out + (cut_before + loads[j]) * (r > 0.5 * self.c[i])
+            # the gap's smoothed gradient (|n| = 1 - 5e-7 at c, the joints' eps = 1e-3 c), whose
+            # multiplier the normal force then is, as for the scalar row
+            n = d1 / ca.sqrt(r**2 + (1e-3 * self.c[i]) ** 2)
             Dv = D @ v_new
             w = ca.fmax(lam[j], 0) * self.h**2 / ca.fmax(r, self.c[i])
-            cut = ca.vertcat(n, ca.dot(n, d1 - self.h * Dv), w, Dv - n * ca.dot(n, Dv))
+            u = d1 / ca.fmax(r, 1e-300)
+            cut = ca.vertcat(n, ca.dot(n, d1 - self.h * Dv), w, Dv - u * ca.dot(u, Dv))
             keep = dirs[ROWS * i : ROWS * (i + 1), 0]
             column.append(ca.if_else(renew * self.free[i], cut, keep))
-            need.append(out)
+            # a loaded gap takes a round even when inside: its force otherwise keeps the
+            # normal of the step's start, which rocks a pin between its two ends' gaps
+            need.append(out + loads[j] * self.free[i] * (1 - cut_before))
         return ca.vertcat(*column), ca.mmax(ca.vertcat(0, *need))
 
     def effects(self, A: Any, uba: Any, on: Any, force: Any, v_new: Any) -> tuple:
