@@ -47,6 +47,9 @@ from .qp_friction import FREE_BELOW
 #: less energy the smaller h (its lag did not converge); at 1e-6 no step gains energy
 #: (tests/test_cut_push_out.py, benchmarks/results/spatial_lag.md).
 CUT_TOL = 1e-6
+#: Turn (rad) of a loaded gap's normal over the step beyond which it takes a round even
+#: inside its disc
+TURN_TOL = 1e-6
 #: Cut rounds per step (QPs beyond the first).
 N_CUTS = 4
 #: Cut slots per gap (columns of `dirs`): a round's cut replaces the one before it.
@@ -94,6 +97,7 @@ class Cuts:
         self.fanned = [f * (use >= 0) for f in self.free]
         self.n_fan = N_FAN if fan else 0
         d = model.offset(q) + drift
+        self.d0 = [d[3 * j : 3 * j + 3] for j in self.index]  # the step start's (predicted)
         self.fan = ca.horzcat(*[self._fan(d[3 * j : 3 * j + 3], c) for j, c in self._cone()])
 
     def _cone(self) -> list[tuple[int, float]]:
@@ -201,9 +205,11 @@ class Cuts:
             cut = ca.vertcat(n, ca.dot(n, d1 - self.h * Dv), w, Dv - u * ca.dot(u, Dv))
             keep = dirs[ROWS * i : ROWS * (i + 1), 0]
             column.append(ca.if_else(renew * self.free[i], cut, keep))
-            # a loaded gap takes a round even when inside: its force otherwise keeps the
-            # normal of the step's start, which rocks a pin between its two ends' gaps
-            need.append(out + loads[j] * self.free[i] * (1 - cut_before))
+            # a loaded gap whose normal turned takes a round even when inside: its force
+            # otherwise keeps the step start's normal, which rocks a pin between its ends' gaps
+            start = self.d0[i] / ca.fmax(ca.norm_2(self.d0[i]), 1e-300)
+            turned = ca.norm_2(u - start) > TURN_TOL
+            need.append(out + loads[j] * self.free[i] * (1 - cut_before) * turned)
         return ca.vertcat(*column), ca.mmax(ca.vertcat(0, *need))
 
     def effects(self, A: Any, uba: Any, on: Any, force: Any, v_new: Any) -> tuple:
