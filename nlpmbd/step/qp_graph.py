@@ -37,12 +37,11 @@ import numpy as np
 
 from . import qp_warm
 from .config import Friction
-from .cuts import N_SLOTS, ROWS, Cuts, n_cone
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, adding, counts, named_function, switch, symbols_like
-from .qp_cut_rounds import with_cuts
+from .qp_cut_rounds import cut_kind, cut_symbol, with_cuts
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_joint_rounds import with_joint_rounds
@@ -132,7 +131,8 @@ class _Rows:
         self.hit = ca.MX.zeros(nc)
         self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
         drift = k.offset_drift(q, v, h, use) if dirs is not None else None
-        self.cuts = Cuts(m, q, h, released, drift, use=use, fan=fan) if dirs is not None else None
+        kind = cut_kind(m)  # step/qp_cut_rounds.py
+        self.cuts = kind(m, q, h, released, drift, use=use, fan=fan) if dirs is not None else None
         #: gaps whose scalar row is off: released, or replaced by a cut (step/cuts.py)
         self.off = released + self.cuts.cut_gaps(dirs) if self.cuts is not None else released
         A = [G, Phi_v]
@@ -181,7 +181,7 @@ def _solve(
     nw = fr.nw if fr is not None else 0
     nj = jf.nw if jf is not None else 0
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
-    if rows.cuts is not None:  # the discs' curvature (step/cuts.py), in u
+    if rows.cuts is not None and rows.cuts.curved is not None:  # step/cuts_newton.py, in u
         G, r = rows.cuts.curved
         GT = G @ obj.velocities(ca.DM.eye(nv))
         qp["H"] = qp["H"] + ca.diagcat(GT.T @ GT, ca.DM(nw, nw))
@@ -230,7 +230,7 @@ def _one_qp(
     fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
-    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_SLOTS) if cut_rows else None
+    dirs = cut_symbol(m) if cut_rows else None
     rows = _Rows(k, args, phi, released, dirs, fan)
     imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
     obj = Objective(k, {**args, "applied": args["applied"] + imp.force})
