@@ -35,7 +35,7 @@ from typing import Any
 import casadi as ca
 import numpy as np
 
-from . import qp_warm
+from . import qp_guess_sparse, qp_warm
 from .config import Friction
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
@@ -204,7 +204,13 @@ def _solve(
     args = {"h": H, "g": qp["g"], "a": A, "lba": qp["lba"], "uba": qp["uba"], "lbx": qp["lbx"]}
     warm, lam_a0 = qp_warm.daqp_start(k.model, hint, A.shape[0])
     args.update(ubx=qp["ubx"], lam_x0=lam_x0, lam_a0=lam_a0)
-    if qp_warm.applies(k.model, fr, rows):
+    if qp_guess_sparse.applies(k.model, fr, rows):  # Newton's rounds (step/cuts_newton.py)
+        s = qp_warm.shape(k.model, rows, fr, soft.n)
+        upper = qp_guess_sparse.upper(k.model, rows, hint, warm, s)
+        args["lam_a0"] = ca.vertcat(ca.DM.zeros(k.model.n_eq), upper)  # DAQP's on a miss
+        out = qp_guess_sparse.solve(args, s, upper)
+        sol = qp_warm.on_miss(solve, args, out)
+    elif qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
         sol = {**solve.call(args), "solves": 1, "cold": 1}

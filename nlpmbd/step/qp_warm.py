@@ -26,8 +26,8 @@ way) and dual feasible (active contact rows pushing, sticking forces within g_j)
 the system singular). Otherwise DAQP solves the QP from scratch (Function.if_else: only then).
 
 Where it applies: rigid bodies, planar friction only, no cut rows (the spatial cone's polygon
-rows and curvature, the radial gaps' cuts and flexible bodies' Hessian block go to DAQP as
-before).
+rows and curvature, Kelley's cuts and flexible bodies' Hessian block go to DAQP as before; the
+QPs of Newton's cut rounds to step/qp_guess_sparse.py).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def solve(qp: dict, s: Shape, guess: Guess) -> tuple[Any, Any, Any]:
         x = ca.vertcat(xk[:nu], split, xk[nu:])
     lam_a = ca.vertcat(_part(y, slice(0, s.n_eq + s.n_upper)), y_fric)
     r = Ak @ xk
-    return x, lam_a, _optimal(r, uba, target, active, y, s, (slip, y_fric, guess, e))
+    return x, lam_a, optimal(r, uba, target, active, y, s, (slip, y_fric, guess, e))
 
 
 def function(s: Shape, A: ca.Sparsity) -> ca.Function:
@@ -130,9 +130,9 @@ def function(s: Shape, A: ca.Sparsity) -> ca.Function:
     return ca.Function("qp_guessed", {**sym, **outputs}, [*sym], [*outputs])
 
 
-def _optimal(r: Any, uba: Any, target: Any, active: Any, y: Any, s: Shape, fr: tuple) -> Any:
-    """1 where the guessed point is primal and dual feasible (module docstring)."""
-    slip, y_fric, guess, e = fr
+def optimal(r: Any, uba: Any, target: Any, active: Any, y: Any, s: Shape, fr: tuple = ()) -> Any:
+    """1 where the guessed point is primal and dual feasible (module docstring); `fr`, the
+    planar contacts' (slip, y_fric, guess, e) where it has any."""
     tp = TOLERANCE * (1 + ca.mmax(ca.vertcat(0, ca.fabs(r))))  # (no rows: an empty max)
     td = TOLERANCE * (1 + ca.mmax(ca.vertcat(0, ca.fabs(y))))
     total = ca.sum1(r) + ca.sum1(y)
@@ -146,6 +146,7 @@ def _optimal(r: Any, uba: Any, target: Any, active: Any, y: Any, s: Shape, fr: t
         hit = hit * (ca.mmin(ca.if_else(a, y[up], ca.inf)) >= 0)
         hit = hit * (ca.mmax(ca.if_else(a, -ca.inf, r[up] - uba[up])) <= tp)  # others hold
     if s.n_planar:
+        slip, y_fric, guess, e = fr
         sliding = e * (guess.bound > 0)
         hit = hit * (ca.mmin(ca.if_else(sliding, guess.sign * slip, ca.inf)) >= -tp)
         hit = hit * (ca.mmax(ca.if_else(1 - e, ca.fabs(y_fric) - guess.bound, -ca.inf)) <= td)
@@ -154,9 +155,9 @@ def _optimal(r: Any, uba: Any, target: Any, active: Any, y: Any, s: Shape, fr: t
 
 def applies(model: Any, tangential: Any, rows: Any) -> bool:
     """Whether the guessed solve serves the model's QP (module docstring): not where the QP
-    has cut rows (step/cuts.py; radial gaps under the vector linearisation), whose active set
-    the step before does not tell (a clearance chain's QPs then all went to DAQP after the
-    guess: 25-35 % slower), nor rows the Shape does not hold: a joint's friction rows
+    has cut rows (radial gaps under the vector linearisation: Kelley's change their active set
+    round by round, 4.8 of 5.2 guesses a step missed on the 8-link clearance chain; Newton's
+    rounds have step/qp_guess_sparse.py), nor rows the Shape does not hold: a joint's friction rows
     (step/rows/joint_friction.py), the impulses of the process impact laws."""
     rigid = not model.flexible and not model.joint_friction.n and not rows.laws.process
     cuts = rows.cuts is not None and rows.cut[0].shape[0] > 0
@@ -193,7 +194,12 @@ def first_guessed(cold: ca.Function, args: dict, s: Shape, hint: dict) -> dict:
     guessed = function(s, args["a"].sparsity())
     upper = ca.vertcat(hint["upper"], ca.DM.zeros(s.n_upper - hint["upper"].shape[0]))
     data = {"A": args["a"], "g": args["g"], "d": ca.diag(args["h"]), "uba": args["uba"]}
-    out = guessed(**data, upper=upper, sign=hint["sign"])
+    return on_miss(cold, args, guessed(**data, upper=upper, sign=hint["sign"]))
+
+
+def on_miss(cold: ca.Function, args: dict, out: dict) -> dict:
+    """The guessed solve's x and lam_a where it `hit`, else `cold`'s (DAQP) on the QP `args`
+    (Function.if_else: only then); the number of solves made (1 or 2)."""
     ins = {n: ca.MX.sym(n, v.sparsity()) for n, v in args.items()}
     kept = {n: ca.MX.sym(n, out[n].sparsity()) for n in ("x", "lam_a")}
     again = cold.call(ins)

@@ -1,0 +1,89 @@
+"""The step QP from a guessed active set when its Hessian is not diagonal: the radial gaps'
+Newton rounds (step/cuts_newton.py), whose discs' curvature couples the bodies of each joint.
+
+step/qp_warm.py solves a guessed active set in the range space, (C_a H^-1 C_a^T) y = ..., which
+needs H^-1 in closed form (H diagonal there) and is dense once H couples the bodies. Here the
+guess is the KKT system itself,
+
+    K0 = [ H     C_a^T ]    K0 [x; y] = [-g; b_a],
+         [ C_a   0     ]
+
+with every row assembled and an inactive row masked (C_i = 0, a unit diagonal: y_i = 0), so that
+the sparsity is fixed. CasADi's sparse LDL (Linsol "ldl": loops over the pattern in the compiled
+chunk, its fill-reducing order chosen once at build) factorises its regularisation K, the active
+rows' diagonal -DELTA |C_i|^2 / h_max (h_max, H's largest diagonal entry): K is quasi-definite,
+which has an LDL^T factorisation in any order (Vanderbei 1995), and for a chain it factorises
+joint by joint, so the cost grows with the number of bodies. The order eliminates rows before
+bodies, which makes K's solve lose digits as 1 / DELTA; REFINE steps of iterative refinement
+against K0 (residual with K0, correction with K) restore them. The 32-link clearance chain over
+1 s: at DELTA = 1e-10 with one step, 16 of 1000 steps failed the step's EoM check without the
+stationarity check below and 1.35 DAQP solves a step followed with it; at 1e-8 with two, 0.11
+and none failed. The point is the QP's optimum when it is primal and dual feasible
+(step/qp_warm.py's checks) and stationary, H x + g + C^T y = 0 to qp_warm.TOLERANCE; otherwise
+(dependent active rows, a wrong guess) DAQP solves the QP.
+
+Where it applies: rigid bodies, no friction rows (the split variables' bounds are not rows),
+no joint friction, no process impact laws, with cut rows: the QPs of Newton's rounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import casadi as ca
+
+from . import qp_warm
+from .cuts import n_cone
+
+#: Regularisation of the active rows, relative to their scale in the KKT system, and the steps
+#: of iterative refinement against the system itself (module docstring).
+DELTA = 1e-8
+REFINE = 2
+
+
+def solve(qp: dict, s: qp_warm.Shape, upper: Any) -> dict:
+    """(x, lam_a, hit) of the QP `qp` (H, g, a, uba by name: CasADi's conic inputs) with its
+    equalities (the first n_eq rows) and the `upper` rows active at their upper bounds."""
+    H, g, A, uba = qp["h"], qp["g"], qp["a"], qp["uba"]
+    nx = A.shape[1]
+    active = ca.vertcat(ca.DM.ones(s.n_eq), upper)
+    target = ca.if_else(active, uba, 0)  # an inactive row's bound may be infinite
+    scale, norms = ca.mmax(ca.fabs(ca.diag(H))), ca.sum2(A * A)
+    active = active * (norms > 0)  # an empty row would make the system singular
+    e = ca.if_else(active, DELTA * norms / scale, 1)
+    Aa = ca.diag(active) @ A
+    K = ca.blockcat([[H, Aa.T], [Aa, -ca.diag(e)]])
+    rhs = ca.vertcat(-g, target)
+    K0 = ca.blockcat([[H, Aa.T], [Aa, -ca.diag(1 - active)]])  # the system itself
+    z = ca.solve(K, rhs, "ldl")
+    for _ in range(REFINE):
+        z = z + ca.solve(K, rhs - K0 @ z, "ldl")
+    x, y = z[:nx], z[nx:]
+    hit = qp_warm.optimal(A @ x, uba, target, active, y, s)
+    # stationarity, which the range-space solve has by construction, checked here: the
+    # refinement's residual must not reach the step's EoM check
+    Hx, Ay = H @ x, A.T @ y
+    size = ca.mmax(ca.vertcat(ca.fabs(Hx), ca.fabs(Ay), ca.fabs(g)))
+    hit = hit * (ca.mmax(ca.fabs(Hx + g + Ay)) <= qp_warm.TOLERANCE * (1 + size))
+    return {"x": x, "lam_a": y, "hit": hit}
+
+
+def upper(m: Any, rows: Any, hint: dict, warm: Any, s: qp_warm.Shape) -> Any:
+    """The one-sided rows guessed active in a QP with Newton's cut rows: a round's, those
+    active in the round before (`warm`) and every cut set (each replaces its gap's scalar row,
+    active in the round before where the gap was loaded); the first QP's, the contacts `hint`
+    holds; never a row without a bound (released, or replaced by a cut)."""
+    assert rows.cuts is not None
+    n_up, n_cut = s.n_upper, rows.cuts.slots * n_cone(m)  # the cuts follow the fan's rows
+    held = ca.vertcat(hint["upper"], ca.DM.zeros(n_up - hint["upper"].shape[0]))
+    before = warm[m.n_eq : m.n_eq + n_up] > 0
+    guess = ca.if_else(ca.mmax(ca.vertcat(0, ca.fabs(warm))) > 0, before, held)
+    cuts = ca.vertcat(ca.DM.zeros(n_up - n_cut), rows.cut[2][-n_cut:])
+    return ((guess + cuts) > 0) * (rows.uba[m.n_eq : m.n_eq + n_up] < ca.inf)
+
+
+def applies(model: Any, tangential: Any, rows: Any) -> bool:
+    """Whether this guess serves the QP (module docstring)."""
+    rigid = not model.flexible and not model.joint_friction.n and not rows.laws.process
+    cuts = rows.cuts is not None and rows.cut[0].shape[0] > 0
+    return rigid and cuts and tangential is None
