@@ -13,12 +13,15 @@ the sparsity is fixed. CasADi's sparse LDL (Linsol "ldl": loops over the pattern
 chunk, its fill-reducing order chosen once at build) factorises its regularisation K, the active
 rows' diagonal -DELTA |C_i|^2 / h_max (h_max, H's largest diagonal entry): K is quasi-definite,
 which has an LDL^T factorisation in any order (Vanderbei 1995), and for a chain it factorises
-joint by joint, so the cost grows with the number of bodies. The order eliminates rows before
-bodies, which makes K's solve lose digits as 1 / DELTA; REFINE steps of iterative refinement
-against K0 (residual with K0, correction with K) restore them. The 32-link clearance chain over
-1 s: at DELTA = 1e-10 with one step, 16 of 1000 steps failed the step's EoM check without the
-stationarity check below and 1.35 DAQP solves a step followed with it; at 1e-8 with two, 0.11
-and none failed. The point is the QP's optimum when it is primal and dual feasible
+joint by joint, so the cost grows with the number of bodies. Its order (AMD: CasADi 3.8's Linsol
+declares the option 'preordering' but reads 'amd', which it refuses as unknown) eliminates rows
+before bodies, which makes K's solve lose digits as 1 / DELTA; REFINE steps of iterative
+refinement against K0 (residual with K0, correction with K, a second factorisation: MX has no
+solve that keeps one) restore them. The 32-link clearance chain over 1 s: DELTA = 1e-10 with one
+step left 16 of 1000 steps failing the step's EoM check without the stationarity check below,
+and 1.35 DAQP solves a step with it; 1e-8 with one or two steps 0.11 and none failing, 1.84 and
+2.16 ms a step (the sparse products in scalar Functions instead of MX: 1.92 ms, and the cold
+compilation 17 -> 57 s). The point is the QP's optimum when it is primal and dual feasible
 (step/qp_warm.py's checks) and stationary, H x + g + C^T y = 0 to qp_warm.TOLERANCE; otherwise
 (dependent active rows, a wrong guess) DAQP solves the QP.
 
@@ -38,7 +41,7 @@ from .cuts import n_cone
 #: Regularisation of the active rows, relative to their scale in the KKT system, and the steps
 #: of iterative refinement against the system itself (module docstring).
 DELTA = 1e-8
-REFINE = 2
+REFINE = 1
 
 
 def solve(qp: dict, s: qp_warm.Shape, upper: Any) -> dict:
