@@ -147,7 +147,7 @@ class Cuts:
         S = np.zeros((self.nc, len(self.index) * (self.n_fan + self.slots)))
         for k in range(self.n_fan + self.slots):
             S[self.index, k * len(self.index) + np.arange(len(self.index))] = 1.0
-        return ca.DM(S)
+        return ca.sparsify(ca.DM(S))  # dense storage made it a 64 x 64 product at N = 32
 
     def next(self, v_new: Any, dirs: Any, k: int, lam: Any) -> tuple[Any, Any]:
         """(dirs with column k (round k) set to the cuts at v_new where the offset d(q(v_new))

@@ -55,17 +55,20 @@ def solve(qp: dict, s: qp_warm.Shape, upper: Any) -> dict:
     active = active * (norms > 0)  # an empty row would make the system singular
     e = ca.if_else(active, DELTA * norms / scale, 1)
     Aa = ca.diag(active) @ A
-    K = ca.blockcat([[H, Aa.T], [Aa, -ca.diag(e)]])
+    AaT = Aa.T  # once: each MX transpose is a pass over the nonzeros
+    K = ca.blockcat([[H, AaT], [Aa, -ca.diag(e)]])
     rhs = ca.vertcat(-g, target)
-    K0 = ca.blockcat([[H, Aa.T], [Aa, -ca.diag(1 - active)]])  # the system itself
-    z = ca.solve(K, rhs, "ldl")
+    # K.T: K is symmetric, and the solve node transposes its matrix (trans(trans(K)) is K)
+    z = ca.solve(K.T, rhs, "ldl")
     for _ in range(REFINE):
-        z = z + ca.solve(K, rhs - K0 @ z, "ldl")
+        x, y = z[:nx], z[nx:]
+        K0z = ca.vertcat(H @ x + AaT @ y, Aa @ x - (1 - active) * y)  # the system itself
+        z = z + ca.solve(K.T, rhs - K0z, "ldl")
     x, y = z[:nx], z[nx:]
     hit = qp_warm.optimal(A @ x, uba, target, active, y, s)
     # stationarity, which the range-space solve has by construction, checked here: the
-    # refinement's residual must not reach the step's EoM check
-    Hx, Ay = H @ x, A.T @ y
+    # refinement's residual must not reach the step's EoM check (y = 0 on inactive rows)
+    Hx, Ay = H @ x, AaT @ y
     size = ca.mmax(ca.vertcat(ca.fabs(Hx), ca.fabs(Ay), ca.fabs(g)))
     hit = hit * (ca.mmax(ca.fabs(Hx + g + Ay)) <= qp_warm.TOLERANCE * (1 + size))
     return {"x": x, "lam_a": y, "hit": hit}
