@@ -8,7 +8,6 @@ benchmarks/qp_solve_kinds.py).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
@@ -16,7 +15,7 @@ import casadi as ca
 import numpy as np
 
 from benchmarks.forwarding import Forwarding
-from benchmarks.qp_solve_kinds import _pairs
+from benchmarks.qp_solve_kinds import _pairs, case_parser
 
 #: the round of the QP last seen, shared by the QP Functions of a step (first and rounds)
 _ROUND = [0]
@@ -43,12 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from nlpmbd.apps.registry import get_case
     from nlpmbd.step import qp_graph
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.cut_excess")
-    p.add_argument("case")
-    p.add_argument("--set", nargs="*", default=[], dest="params")
-    p.add_argument("--option", nargs="*", default=[])
-    p.add_argument("--t-end", type=float, default=0.05)
-    a = p.parse_args(argv)
+    a = case_parser("python -m benchmarks.cut_excess").parse_args(argv)
     log: list = []
     made: list = []  # the Callbacks must outlive the run
     original = qp_graph._one_qp

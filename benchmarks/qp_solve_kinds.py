@@ -94,13 +94,18 @@ def _pairs(items: list[str]) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.qp_solve_kinds")
+def case_parser(prog: str) -> argparse.ArgumentParser:
+    """A case, its parameters (--set K=V ...), options (--option K=V ...) and --t-end."""
+    p = argparse.ArgumentParser(prog=prog)
     p.add_argument("case")
     p.add_argument("--set", nargs="*", default=[], dest="params")
     p.add_argument("--option", nargs="*", default=[])
     p.add_argument("--t-end", type=float, default=0.05)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = case_parser("python -m benchmarks.qp_solve_kinds").parse_args(argv)
     seen, r = count(args.case, _pairs(args.params), args.t_end, _pairs(args.option))
     print(table(seen, r))
     return 0

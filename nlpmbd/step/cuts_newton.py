@@ -1,15 +1,7 @@
 """Vector-linearised radial gaps on the QP path by Newton's rounds (issue 30): |d(qm) + h D v| <= c
 by sequential linearisation with the disc's curvature, for models without friction (step/cuts.py
-has the gap, the fan and Kelley's cutting planes, which the models with friction keep).
-
-A pin's or ball's gap is Phi = |d| - c (smoothed) of an offset vector d (Joint.gap_offsets;
-model `offset`, `offset_v` = D). The scalar linearisation Phi(qm) + h Phi_v v <= 0 bounds only
-d's component along n0 = d(qm)/|d(qm)|: within one step the offset may slide round the seat by
-h |D v|, which penetrates by about (h |D v|)^2 / 2c once that exceeds c and leaves the
-projection a correction that biases the motion (the clearance pendulum at c = 1e-6 m, h = 1e-3 s
-ends centimetres from the ideal one). The vector form keeps the whole predicted offset
-d1 = d(qm) + h D v in the disc (ball) of radius c; at c -> 0 it is the ideal joint's
-linearised equality d(qm) + h D v = 0, at any h.
+has the gap and its vector form, the fan and Kelley's cutting planes, which the models with
+friction keep).
 
 The disc is convex but not polyhedral; the QP keeps it by sequential linearisation (SQP). The
 first QP has the scalar row, i.e. the half-space that supports the disc at n0, and a fan of
