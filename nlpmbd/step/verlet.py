@@ -84,9 +84,10 @@ def two_stage(kernel: StepKernel, attempt: ca.Function, velocity: ca.Function) -
     ins = {n: ca.MX.sym(n, attempt.sparsity_in(n)) for n in attempt.name_in()}
     first = attempt.call({**ins, "normal": 0.5 * ins["normal"]})
     stage = {"t1": ins["t"] + ins["h"], "q1": first["q_new"], "v_half": first["v_new"]}
-    stage.update(
-        {"v0": ins["v"], "h": ins["h"], "applied": ins["applied"], "normal": ins["normal"]}
-    )
+    # without friction `normal` only guesses the QP's active set (step/qp_warm.py hint): the
+    # position stage's own forces guess it better than the step before's
+    normal = ins["normal"] if kernel.model.has_friction else first["lam"]
+    stage.update({"v0": ins["v"], "h": ins["h"], "applied": ins["applied"], "normal": normal})
     out = combine(first, velocity_stage(kernel, velocity, stage))
     outputs = {n: out[n] for n in attempt.name_out()}
     return named_function("verlet_" + attempt.name(), ins, outputs)
