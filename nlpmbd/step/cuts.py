@@ -120,23 +120,33 @@ class Cuts:
         return ca.horzcat(*cols)
 
     def rows(self, dirs: Any) -> tuple[Any, Any, Any]:
-        """(A (n (N_FAN + N_CUTS), 6N), upper bounds (m/s), on (1 where a cut is set)): the fan
-        (`_fan`), then cut after cut."""
+        """(A (n (fan + slots), 6N), upper bounds (m/s), on (1 where a row holds)): the fan
+        (`_fan`, where `_fanned`), then slot after slot of cuts."""
         A, uba, on = [], [], []
-        for k in range(N_FAN):
+        fanned = [self._fanned(dirs, i) for i in range(len(self.D))]
+        for k in range(self.n_fan):
             for i, D in enumerate(self.D):
                 w, b = self.fan[:3, N_FAN * i + k], self.fan[3, N_FAN * i + k]
                 A.append(w.T @ D)
-                uba.append(ca.if_else(self.fanned[i], (self.c[i] - b) / self.h, ca.inf))
-                on.append(self.fanned[i])
-        for k in range(N_CUTS):
+                uba.append(ca.if_else(fanned[i], (self.c[i] - b) / self.h, ca.inf))
+                on.append(fanned[i])
+        e = self.entries
+        for k in range(self.slots):
             for i, D in enumerate(self.D):
-                n, b = dirs[ROWS * i : ROWS * i + 3, k], dirs[ROWS * i + 3, k]
+                n, b = dirs[e * i : e * i + 3, k], dirs[e * i + 3, k]
                 set_ = (ca.dot(n, n) > 0.25) * self.free[i]
                 A.append(n.T @ D)
-                uba.append(ca.if_else(set_, (self.c[i] - b) / self.h, ca.inf))
+                uba.append(ca.if_else(set_, (self._radius(n, i) - b) / self.h, ca.inf))
                 on.append(set_)
         return ca.vertcat(*A), ca.vertcat(*uba), ca.vertcat(*on)
+
+    def _fanned(self, dirs: Any, i: int) -> Any:
+        """1 where gap i's fan rows hold: closed contacts outside the velocity stage."""
+        return self.fanned[i]
+
+    def _radius(self, n: Any, i: int) -> Any:
+        """The disc's radius along a cut's direction n (a unit vector here)."""
+        return self.c[i]
 
     def cut_gaps(self, dirs: Any) -> Any:
         """(M): 1 where a gap's scalar row is replaced by a cut: none (Kelley's cuts add to it)."""

@@ -29,7 +29,7 @@ from typing import Any
 
 import casadi as ca
 
-from .cuts import CUT_TOL, N_FAN, Cuts
+from .cuts import CUT_TOL, Cuts
 from .qp_friction import FREE_BELOW
 
 #: Turn (rad) of a loaded gap's normal over the step beyond which it takes a round even
@@ -50,26 +50,17 @@ class NewtonCuts(Cuts):
     entries, slots = ROWS, N_SLOTS
 
     def rows(self, dirs: Any) -> tuple[Any, Any, Any]:
-        """(A (n (n_fan + N_SLOTS), 6N), upper bounds (m/s), on (1 where a cut is set)): the
-        fan (`_fan`, off where a cut is set), then the cuts."""
-        A, uba, on = [], [], []
+        """Cuts.rows, the fan off where a cut is set; the curvature of `dirs` kept for the
+        QP's Hessian (`curved`)."""
         self.curved = self.curvature(dirs)
-        cut = [self._set(dirs, i) for i in range(len(self.D))]
-        for k in range(self.n_fan):
-            for i, D in enumerate(self.D):
-                w, b = self.fan[:3, N_FAN * i + k], self.fan[3, N_FAN * i + k]
-                fanned = self.fanned[i] * (1 - cut[i])
-                A.append(w.T @ D)
-                uba.append(ca.if_else(fanned, (self.c[i] - b) / self.h, ca.inf))
-                on.append(fanned)
-        for k in range(N_SLOTS):
-            for i, D in enumerate(self.D):
-                n, b = dirs[ROWS * i : ROWS * i + 3, k], dirs[ROWS * i + 3, k]
-                set_ = (ca.dot(n, n) > 0.25) * self.free[i]
-                A.append(n.T @ D)
-                uba.append(ca.if_else(set_, (self.c[i] * ca.norm_2(n) - b) / self.h, ca.inf))
-                on.append(set_)
-        return ca.vertcat(*A), ca.vertcat(*uba), ca.vertcat(*on)
+        return super().rows(dirs)
+
+    def _fanned(self, dirs: Any, i: int) -> Any:
+        return self.fanned[i] * (1 - self._set(dirs, i))
+
+    def _radius(self, n: Any, i: int) -> Any:
+        """c |n|: n is the gap's smoothed gradient (`next`), of norm 1 - 5e-7 at c."""
+        return self.c[i] * ca.norm_2(n)
 
     def _set(self, dirs: Any, i: int) -> Any:
         """1 where gap i (of the radial ones) has a cut set in `dirs`."""
@@ -132,12 +123,9 @@ class NewtonCuts(Cuts):
         return ca.vertcat(*column), ca.mmax(ca.vertcat(0, *need))
 
     def effects(self, A: Any, uba: Any, on: Any, force: Any, v_new: Any) -> tuple:
-        """Of the cut rows (A, uba, on) and their forces (N): (the normal force each adds to
-        its gap (M), their generalised force A^T force with the curvature's (6N), each row's
-        violation (m) and force x violation (N m), 0 where no cut is set)."""
-        slack = ca.if_else(on, self.h * (A @ v_new - uba), 0)
-        comp = ca.fabs(force * slack)
+        """Cuts.effects, the curvature's force G^T (G v - r) / h added to the generalised one:
+        the cuts' normals turned to the point's."""
+        added, generalised, viol, comp = super().effects(A, uba, on, force, v_new)
         assert self.curved is not None  # set by `rows`
-        G, r = self.curved  # the curvature's force: the cuts' normals turned to the point's
-        generalised = A.T @ force + G.T @ (G @ v_new - r) / self.h
-        return self.totals() @ force, generalised, ca.fmax(slack, 0), comp
+        G, r = self.curved
+        return added, generalised + G.T @ (G @ v_new - r) / self.h, viol, comp

@@ -183,7 +183,7 @@ def _solve(
     qp = {"H": obj.hessian(nw), "g": obj.g, "A": ca.horzcat(rows.A, ca.MX(rows.A.shape[0], nw))}
     if rows.cuts is not None and rows.cuts.curved is not None:  # step/cuts_newton.py, in u
         G, r = rows.cuts.curved
-        GT = G @ obj.velocities(ca.DM.eye(nv))
+        GT = obj.unscale(G, 0)
         qp["H"] = qp["H"] + ca.diagcat(GT.T @ GT, ca.DM(nw, nw))
         qp["g"] = qp["g"] - GT.T @ r
     qp.update(lba=rows.lba, uba=rows.uba, lbx=-ca.inf * ca.DM.ones(nv), ubx=ca.inf * ca.DM.ones(nv))
