@@ -17,8 +17,9 @@ import numpy as np
 from benchmarks.forwarding import Forwarding
 from benchmarks.qp_solve_kinds import _pairs, case_parser
 
-#: the round of the QP last seen, shared by the QP Functions of a step (first and rounds)
-_ROUND = [0]
+#: the round and time of the QP last seen, shared by the QP Functions of a step: a QP at a new
+#: time is a step's first (its cut state may hold cuts already: Newton's, Cuts.first)
+_ROUND = [0, -1.0]
 
 
 class _Excess(Forwarding):
@@ -30,8 +31,9 @@ class _Excess(Forwarding):
     def seen(self, inputs: dict, outputs: dict) -> None:
         if float(inputs["use_curvature"]) < 0:  # the velocity stage: no rounds
             return
-        cuts = np.asarray(inputs["cuts"])
-        _ROUND[0] = _ROUND[0] + 1 if np.any(cuts != 0) else 0
+        t = float(inputs["t"])
+        _ROUND[0] = 0 if t != _ROUND[1] else _ROUND[0] + 1
+        _ROUND[1] = t
         d = np.asarray(self.offset(outputs["q_new"])).reshape(-1, 3)[self.index]
         excess = np.linalg.norm(d, axis=1) / self.c - 1
         self.log.append((float(inputs["t"]), _ROUND[0], float(excess.max())))

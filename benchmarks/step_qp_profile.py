@@ -59,7 +59,7 @@ def profile(case: str, params: dict, t_end: float) -> dict[str, float]:
     from nlpmbd.run.solvers import build_kernel
     from nlpmbd.step import qp_graph
     from nlpmbd.step.config import DEFAULT_FRICTION
-    from nlpmbd.step.cuts import N_CUTS, ROWS, n_cone
+    from nlpmbd.step.qp_cut_rounds import cut_state
     from nlpmbd.step.qp_objective import Objective
     from nlpmbd.step.qp_symbols import step_symbols
 
@@ -84,11 +84,11 @@ def profile(case: str, params: dict, t_end: float) -> dict[str, float]:
         qp_graph.qp_solver = solver  # type: ignore[assignment]
     step = step_symbols(m)
     released = ca.MX.sym("released", m.n_gap)
-    dirs = ca.MX.sym("cuts", ROWS * n_cone(m), N_CUTS) if kernel.vector else None
+    cuts = cut_state(m) if kernel.vector else {}
     phi = kernel.gap_bound(step["q"], step["v"], step["h"], step["use_curvature"])
-    rows = qp_graph._Rows(kernel, step, phi, released, dirs)
+    rows = qp_graph._Rows(kernel, step, phi, released, cuts)
     obj = Objective(kernel, step)
-    ins = {**step, "released": released, **({"cuts": dirs} if dirs is not None else {})}
+    ins = {**step, "released": released, **cuts}
     data = {"A": rows.A, "uba": rows.uba, "g": obj.g, "H": obj.hessian(0)}
     f, _ = compile_function(
         ca.Function("qp_data", list(ins.values()), list(data.values()), list(ins), list(data))

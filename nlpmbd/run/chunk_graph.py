@@ -19,6 +19,7 @@ from ..step.adoption import takes_h_max
 from ..step.layout import Layout, named_function
 from ..step.nlp import NLPStep
 from ..step.qp import CAPS, QPStep, extrapolate
+from ..step.qp_symbols import PREDICTOR, predictor_size
 from .controller import LIMITS, ControlLaw
 from .grid import end_tolerance, step_size
 from .options import SimulationOptions
@@ -60,7 +61,7 @@ SCALARS = (
 
 
 #: The blocks of the chunk state that a step's outcome replaces (an accepted step) or keeps.
-CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", "z", "counts")
+CARRIED = ("t", "q", "v", "lam", "lam1", "lam2", *PREDICTOR, "z", "counts")
 #: The meta counters the chunk state counts over its accepted steps (its `counts` block).
 CHUNK_COUNTERS = ("qp_cold_solves", *(f"steps_{c}" for c in CAPS))
 
@@ -70,14 +71,17 @@ def state_layout(m: SymbolicModel) -> Layout:
     loop hands to the next chunk (the one description of it). t, q, v; lam, lam1, lam2, the
     normal forces of the last three steps, newest first (they start the next step's friction
     fixed point, step/qp.py extrapolate, and after the chunk the next Python step's: chunks.py
-    chunk_end); z, the compliant contacts' memory (run/contact_memory.py; their force is held
-    over each step); h_next, the controller's next h; rejected, 1 when the controller rejected
-    an attempt of the step under way; column, the attempts made in this chunk so far; failed,
-    1 once an attempt failed a check (the columns after it compute nothing: Python takes that
-    step, and the next chunk starts after it); counts, the CHUNK_COUNTERS of the steps
-    taken since the chunk's start (QP solves made cold, caps reached: step/qp.py)."""
+    chunk_end); lag, accel, jerk (PREDICTOR), the last step's first-stage velocity and its
+    rates (they predict the next step's, step/qp_symbols.py); z, the compliant contacts'
+    memory (run/contact_memory.py; their force is held over each step); h_next, the
+    controller's next h; rejected, 1 when the controller rejected an attempt of the step
+    under way; column, the attempts made in this chunk so far; failed, 1 once an attempt
+    failed a check (the columns after it compute nothing: Python takes that step, and the
+    next chunk starts after it); counts, the CHUNK_COUNTERS of the steps taken since the
+    chunk's start (QP solves made cold, caps reached: step/qp.py)."""
     M = m.n_gap
     blocks = [("t", 1), ("q", m.n_q), ("v", m.n_v), ("lam", M), ("lam1", M), ("lam2", M)]
+    blocks += [(n, predictor_size(m)) for n in PREDICTOR]
     rest = [("h_next", 1), ("rejected", 1), ("column", 1), ("failed", 1)]
     counts = ("counts", len(CHUNK_COUNTERS))
     return Layout([*blocks, ("z", m.n_compliant), counts, *rest])
@@ -160,7 +164,9 @@ def _one_step(
     compliant = m.compliant_force.call({"t": t, "q": q, "v": v, "z": z})
     Qc, gap_c, force_c = compliant["Q"], compliant["gap"], compliant["force"]
     normal = ca.fmax(extrapolate(s["lam"], s["lam1"], s["lam2"]), 0)
-    o = step.whole_step(t=t, q=q, v=v, h=h, normal=normal, applied=Qc)
+    o = step.whole_step(
+        t=t, q=q, v=v, h=h, normal=normal, applied=Qc, **{n: s[n] for n in PREDICTOR}
+    )
     t_new = t + h
     q_new, v_new = o["q_new"], o["v_new"]
     err = law.error(h, q, v, o["q_raw"], v_new)
@@ -187,7 +193,12 @@ def _one_step(
     record.update(compliant_gap=gap_new, compliant_force=ca.vec(force_c))
     record.update(h=h, accepted=accepted, error=err, predicted=predicted)
     new = {"t": t_new, "q": q_new, "v": v_new, "lam": o["lam"], "lam1": s["lam"]}
-    new.update(lam2=s["lam1"], z=z_new, counts=s["counts"] + ca.vertcat(o["n_cold"], o["capped"]))
+    new.update(
+        lam2=s["lam1"],
+        **{n: o[f"{n}_next"] for n in PREDICTOR},
+        z=z_new,
+        counts=s["counts"] + ca.vertcat(o["n_cold"], o["capped"]),
+    )
     state = {k: ca.if_else(accepted, new[k], s[k]) for k in CARRIED}
     state.update(h_next=h_next, rejected=1 - accepted, column=s["column"] + 1)
     state["failed"] = 1 - (o["qp_ok"] > 0.5) * (o["projection_ok"] > 0.5) * (predicted > 0.5)

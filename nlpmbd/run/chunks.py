@@ -27,6 +27,7 @@ import numpy as np
 from ..step.layout import Layout
 from ..step.nlp import NLPStep
 from ..step.qp import QPStep
+from ..step.qp_symbols import PREDICTOR
 from ..step.quiet import SilentStderr, silent_stdout
 from ..step.solver import StepSolution
 from .background import COMPILE_PAYS, BackgroundCompile
@@ -290,5 +291,10 @@ def chunk_end(rows: ChunkRows, state: Layout) -> StepSolution:
         iterations=int(steps["iterations"][-1]),
         solve_time=float(steps["solve_time"][-1]),
         return_status="QP chunk",
-        warm={"lam": lam, "lam1": lam1, "lam2": lam2},
+        warm={
+            "lam": lam,
+            "lam1": lam1,
+            "lam2": lam2,
+            **{n: s[n].copy() for n in PREDICTOR},
+        },
     )

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import SolverFailure
 from ..model.symbolic import SymbolicModel
 from ..step.numeric import Numeric
-from ..step.qp import normal_history
+from ..step.qp import normal_history, predictor
 from ..step.retry import Solved, solve_with_retries
 from ..step.solver import StepInputs, StepSolver
 from .chunk_graph import CHUNK_COUNTERS
@@ -177,6 +177,7 @@ class Stepper:
                 "lam": lam,
                 "lam1": lam1,
                 "lam2": lam2,
+                **predictor(state.warm, layout["lag"].stop - layout["lag"].start),
                 "z": state.impact_speed,
                 "counts": np.zeros(len(CHUNK_COUNTERS)),
                 "h_next": state.h_next,

@@ -67,6 +67,8 @@ class Cuts:
     entries, slots = ROWS, N_CUTS
     #: the discs' curvature in the QP's Hessian (step/cuts_newton.py), none here
     curved: tuple[Any, Any] | None = None
+    #: the fan's rows per radial gap (before the cuts' slots)
+    n_fan = N_FAN
 
     def __init__(
         self,
@@ -77,24 +79,38 @@ class Cuts:
         drift: Any,
         moved: Callable[[Any], Any] | None = None,
         use: Any = 1.0,
-        fan: bool = True,
     ) -> None:
         """`drift`: the offsets' second-order part over the step (StepKernel.offset_drift);
         `moved(v)`: the positions after the step at velocity v (StepKernel.update), needed by
         `next` only; `use` < 0 marks the second-order scheme's velocity stage, which keeps
-        closed contacts by their normal rows alone (no fan, no cuts); `fan`: whether the rows
-        have the fan's (Newton's rounds drop it after the first QP)."""
+        closed contacts by their normal rows alone (no fan, no cuts)."""
         self.index = np.flatnonzero(model.cone > 0)
         self.c = model.cone[self.index]
-        D = model.offset_v(q)  # once: a call per gap evaluated the whole Jacobian per gap
+        # once: a call per gap evaluated the whole Jacobian per gap
+        self.jacobian = D = model.offset_v(q)
         self.D = [D[3 * j : 3 * j + 3, :] for j in self.index]
         self.free = [released[j] == 0 for j in self.index]
         self.h, self.nc, self.model, self.moved = h, model.n_gap, model, moved
         self.fanned = [f * (use >= 0) for f in self.free]
-        self.n_fan = N_FAN if fan else 0
         d = model.offset(q) + drift
         self.d0 = [d[3 * j : 3 * j + 3] for j in self.index]  # the step start's (predicted)
         self.fan = ca.horzcat(*[self._fan(d[3 * j : 3 * j + 3], c) for j, c in self._cone()])
+
+    @classmethod
+    def state(cls, model: SymbolicModel) -> dict[str, ca.MX]:
+        """The symbols of a QP's cut state (its inputs besides the step's): `cuts`, the rows'
+        `dirs` (the scheme's entries per radial gap and slot)."""
+        return {"cuts": ca.MX.sym("cuts", cls.entries * n_cone(model), cls.slots)}
+
+    def first(self, v: Any, normal: Any) -> dict[str, Any]:
+        """The cut state of the step's first QP: no cuts (the fan's rows hold the slide)."""
+        return {"cuts": ca.DM.zeros(self.entries * len(self.index), self.slots)}
+
+    def advance(self, v_new: Any, state: dict, k: int, lam: Any) -> tuple[dict, Any]:
+        """(the cut state of round k, whether it is needed) after a QP's solution v_new with
+        normal forces `lam` (`next`)."""
+        dirs, need = self.next(v_new, state["cuts"], k, lam)
+        return {"cuts": dirs}, need
 
     def _cone(self) -> list[tuple[int, float]]:
         return list(zip(self.index.tolist(), self.c.tolist(), strict=True))
@@ -119,36 +135,28 @@ class Cuts:
             cols.append(ca.vertcat(w, ca.dot(w, d)))
         return ca.horzcat(*cols)
 
-    def rows(self, dirs: Any) -> tuple[Any, Any, Any]:
-        """(A (n (fan + slots), 6N), upper bounds (m/s), on (1 where a row holds)): the fan
-        (`_fan`, where `_fanned`), then slot after slot of cuts."""
-        A, uba, on = [], [], []
-        fanned = [self._fanned(dirs, i) for i in range(len(self.D))]
-        for k in range(self.n_fan):
+    def rows(self, state: dict) -> tuple[Any, Any, Any]:
+        """(A (n (fan + slots), 6N), upper bounds (m/s), on (1 where a row holds)) of the cut
+        state (`state`): the fan (`_fan`, on the contacts `fanned`), then slot after slot of
+        cuts."""
+        A, uba, on, dirs = [], [], [], state["cuts"]
+        for k in range(N_FAN):
             for i, D in enumerate(self.D):
                 w, b = self.fan[:3, N_FAN * i + k], self.fan[3, N_FAN * i + k]
                 A.append(w.T @ D)
-                uba.append(ca.if_else(fanned[i], (self.c[i] - b) / self.h, ca.inf))
-                on.append(fanned[i])
+                uba.append(ca.if_else(self.fanned[i], (self.c[i] - b) / self.h, ca.inf))
+                on.append(self.fanned[i])
         e = self.entries
         for k in range(self.slots):
             for i, D in enumerate(self.D):
                 n, b = dirs[e * i : e * i + 3, k], dirs[e * i + 3, k]
                 set_ = (ca.dot(n, n) > 0.25) * self.free[i]
                 A.append(n.T @ D)
-                uba.append(ca.if_else(set_, (self._radius(n, i) - b) / self.h, ca.inf))
+                uba.append(ca.if_else(set_, (self.c[i] - b) / self.h, ca.inf))
                 on.append(set_)
         return ca.vertcat(*A), ca.vertcat(*uba), ca.vertcat(*on)
 
-    def _fanned(self, dirs: Any, i: int) -> Any:
-        """1 where gap i's fan rows hold: closed contacts outside the velocity stage."""
-        return self.fanned[i]
-
-    def _radius(self, n: Any, i: int) -> Any:
-        """The disc's radius along a cut's direction n (a unit vector here)."""
-        return self.c[i]
-
-    def cut_gaps(self, dirs: Any) -> Any:
+    def cut_gaps(self, state: dict) -> Any:
         """(M): 1 where a gap's scalar row is replaced by a cut: none (Kelley's cuts add to it)."""
         return ca.MX.zeros(self.nc)
 

@@ -22,6 +22,7 @@ from .kernel import StepKernel
 from .layout import COUNTS, named_function, switch, symbols_like
 from .numeric import Numeric
 from .qp_graph import attempt_function
+from .qp_symbols import PREDICTOR, predictor_size
 from .quiet import quiet_for, silent_stdout
 from .solver import FAILED, SOLVED, StepInputs, StepSolution, StepSolver
 
@@ -37,6 +38,18 @@ def normal_history(warm: StepSolution | None, nc: int) -> np.ndarray:
     lam1 = np.asarray(extra.get("lam1", lam), dtype=float)
     lam2 = np.asarray(extra.get("lam2", lam1), dtype=float)
     return np.stack([lam, lam1, lam2])
+
+
+def predictor(warm: StepSolution | None, nv: int) -> dict[str, np.ndarray]:
+    """lag, accel and jerk (step/qp_symbols.py, PREDICTOR) where the QP path's chunks wrote
+    them into `warm`, else zeros (the cut rounds then predict the step's velocity by its
+    start's)."""
+    extra = (warm.warm or {}) if warm is not None else {}
+    out = {}
+    for name in PREDICTOR:
+        a = np.asarray(extra.get(name, np.zeros(nv)), dtype=float)
+        out[name] = a if a.size == nv else np.zeros(nv)
+    return out
 
 
 def extrapolate(lam: Any, lam1: Any, lam2: Any) -> Any:
@@ -112,6 +125,7 @@ class QPStep(StepSolver):
         t, h, normal = ca.MX.sym("t"), ca.MX.sym("h"), ca.MX.sym("normal", m.n_gap)
         q, v, applied = ca.MX.sym("q", m.n_q), ca.MX.sym("v", m.n_v), ca.MX.sym("applied", m.n_v)
         step = {"t": t, "q": q, "v": v, "h": h, "applied": applied, "normal": normal}
+        step.update({n: ca.MX.sym(n, predictor_size(m)) for n in PREDICTOR})
         out = self.attempt.call({**step, "use_curvature": k.use})
         guarded = ca.MX(0)
         if k.uses_curvature:
@@ -123,6 +137,7 @@ class QPStep(StepSolver):
             projected = k.projection.gauss_newton.call({"q": q_raw, "t": t + h})
         outputs = {"q_new": projected["q_new"]}
         outputs.update({n: out[n] for n in ("v_new", "lam", "lam_eq", "eom", "comp", "drift")})
+        outputs.update({f"{n}_next": out[f"{n}_next"] for n in PREDICTOR})
         # QP solves: the attempt's (friction rounds, cuts, releases, both stages), the guard's
         # and the projection's Gauss-Newton QPs
         outputs.update(q_raw=q_raw, gap_raw=gap_raw, n_qp=out["solves"] + projected["n_qp"])
@@ -132,7 +147,7 @@ class QPStep(StepSolver):
         outputs["capped"] = ca.vertcat(*(out[c] > 0 for c in CAPS))
         outputs.update(qp_ok=out["ok"], projection_ok=projected["ok"], friction=out["friction"])
         outputs["guarded"] = guarded
-        ins = {n: step[n] for n in ("t", "q", "v", "h", "normal", "applied")}
+        ins = {n: step[n] for n in ("t", "q", "v", "h", "normal", "applied", *PREDICTOR)}
         return named_function("qp_step", ins, outputs)
 
     def _guard(self, step: dict, first: dict) -> tuple[dict, ca.MX]:
@@ -163,7 +178,12 @@ class QPStep(StepSolver):
         use = self.kernel.use if inputs.curvature else 0.0
         applied = inputs.applied if inputs.applied is not None else np.zeros(inputs.v.size)
         args = {"t": inputs.t, "q": inputs.q, "v": inputs.v, "h": inputs.h_hi}
-        args.update(use_curvature=use, applied=applied, normal=normal)
+        args.update(
+            use_curvature=use,
+            applied=applied,
+            normal=normal,
+            **predictor(warm, predictor_size(self.kernel.model)),
+        )
         with quiet_for(self.plugin):
             out, ok = self._try(self._attempt.named, args)
         solves = self._count(out)
@@ -186,9 +206,13 @@ class QPStep(StepSolver):
             iterations=solves,
             solve_time=time.perf_counter() - tic,
             return_status="QP solved" if ok else "QP failed",
-            warm={"lam": lam, "lam1": history[0], "lam2": history[1]},
+            warm={"lam": lam, "lam1": history[0], "lam2": history[1], **self._predictor(out)},
             friction=np.asarray(out["friction"], dtype=float).reshape(3, nc),
         )
+
+    def _predictor(self, out: dict) -> dict[str, np.ndarray]:
+        """The next step's PREDICTOR from the attempt's outputs (as the chunks carry them)."""
+        return {n: np.asarray(out[f"{n}_next"], dtype=float).ravel() for n in PREDICTOR}
 
     def _count(self, out: dict) -> int:
         """The attempt's QP solves; its cold solves and caps reached counted."""
@@ -208,4 +232,5 @@ class QPStep(StepSolver):
             failed.update(eom=nan, comp=nan, drift=nan, ok=0.0, settled=0.0, solves=1.0, cold=1.0)
             failed.update(dict.fromkeys(CAPS, 0.0))
             failed["friction"] = np.full((3, m.n_gap), nan)
+            failed.update({f"{n}_next": np.zeros(predictor_size(m)) for n in PREDICTOR})
             return failed, False

@@ -1,11 +1,13 @@
-"""The QP step's rounds for the vector-linearised radial gaps: the first QP with the fan's rows,
-then up to N_CUTS more, each where the one before left an offset outside its disc (or, Newton's,
-a loaded gap's normal turned). Two schemes (`cut_kind`): Newton's (step/cuts_newton.py), one cut
-row a gap, the gap's linearisation at the round before's point with the disc's curvature, in a
-QP without the fan's rows; Kelley's (step/cuts.py), a cut added each round beside the fan's rows
-and the cuts before, for models with contact or joint friction: with Newton's rounds inside
-Coulomb's fixed point four_bar_clearance's friction did not converge (2676 of 9034 steps went to
-the NLP fallback, 8x main's QPs a step, then a step failed: issue 30).
+"""The QP step's rounds for the vector-linearised radial gaps: the first QP with the scheme's
+first cut state (Cuts.first), then up to N_CUTS more, each where the one before left an offset
+outside its disc (or, Newton's, a loaded gap's normal turned). Two schemes (`cut_kind`):
+Newton's (step/cuts_newton.py), one cut row a gap, the gap's linearisation at the round before's
+point with the disc's curvature, the first QP a round from the step's predicted velocity beside
+the fan's rows; Kelley's (step/cuts.py), the first QP with a fan of planes round each seat, a
+cut added each round beside the fan's rows and the cuts before, for models with contact or
+joint friction: with Newton's rounds inside Coulomb's fixed point four_bar_clearance's friction
+did not converge (2676 of 9034 steps went to the NLP fallback, 8x main's QPs a step, then a step
+failed: issue 30). A QP's cut state (Cuts.state) is among its inputs by name.
 """
 
 from __future__ import annotations
@@ -19,37 +21,31 @@ from .cuts import N_CUTS, N_FAN, Cuts, n_cone
 from .cuts_newton import NewtonCuts
 from .kernel import StepKernel
 from .layout import adding, named_function, switch, symbols_like
-from .qp_symbols import friction_symbols, step_symbols
+from .qp_symbols import friction_symbols, frictionless, predicted_velocity, step_symbols
 
 
 def cut_kind(model: Any) -> type[Cuts]:
     """The cut scheme of a model's QPs (module docstring)."""
-    return Cuts if model.has_friction or model.joint_friction.n else NewtonCuts
+    return NewtonCuts if frictionless(model) else Cuts
 
 
-def cut_symbol(model: Any) -> ca.MX:
-    """The symbol of a QP's `cuts` input (its scheme's slots per radial gap)."""
-    kind = cut_kind(model)
-    return ca.MX.sym("cuts", kind.entries * n_cone(model), kind.slots)
+def cut_state(model: Any) -> dict[str, ca.MX]:
+    """The symbols of a QP's cut state inputs (its scheme's, Cuts.state)."""
+    return cut_kind(model).state(model)
 
 
 def with_cuts(kernel: StepKernel, build: Callable[..., ca.Function], cut_rows: bool) -> ca.Function:
     """(t, q, v, h, use, applied, normal, fdirs, released, warm) -> the QP's outputs after its
-    rounds; `build(fan=...)`: one QP (step/qp_graph.py), with `cuts` an input under the vector
-    linearisation, with or without the fan's rows; `build()` itself where it has no cut rows
-    (the velocity stage's, step/qp_graph.py)."""
+    rounds; `build(fan=...)`: one QP (step/qp_graph.py), with the cut state among its inputs
+    under the vector linearisation, with or without the fan's rows (Kelley's QPs have them
+    always, Newton's the first); `build()` itself where it has no cut rows (the velocity
+    stage's)."""
     if not cut_rows:
         return build()
     m = kernel.model
+    newton = cut_kind(m) is NewtonCuts
+    one = build(fan=not newton)
     args = {**step_symbols(m), **friction_symbols(m), "released": ca.MX.sym("released", m.n_gap)}
-    kind = cut_kind(m)
-    dirs = ca.DM.zeros(kind.entries * n_cone(m), kind.slots)
-    if kind is NewtonCuts:
-        one = build(fan=False)
-        out = _first(kernel, build(fan=True), args)
-    else:  # Kelley's rounds keep the fan's rows
-        one = build(fan=True)
-        out = one.call({**args, "cuts": dirs})
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
     drift = kernel.offset_drift(q, v, h, use)
 
@@ -57,25 +53,35 @@ def with_cuts(kernel: StepKernel, build: Callable[..., ca.Function], cut_rows: b
         q_new, _ = kernel.update(q, v_new, h)
         return q_new
 
-    cuts = kind(m, q, h, args["released"], drift, moved, use)
+    cuts = cut_kind(m)(m, q, h, args["released"], drift, moved, use)
+    # the velocity of the step's first stage extrapolated from the step before's (linearly:
+    # with v itself the first QP left 1e-4 c outside where the step's own solution leaves 1e-10 c);
+    # a velocity stage keeps closed contacts by their normal rows
+    predicted = predicted_velocity(args)
+    state = {n: x * (use >= 0) for n, x in cuts.first(predicted, args["normal"]).items()}
+    out = (
+        _first(kernel, build(fan=True), {**args, **state})
+        if newton
+        else one.call({**args, **state})
+    )
     for k in range(N_CUTS):
-        dirs, need = cuts.next(out["v_new"], dirs, k, out["lam"])
-        need = need * (use >= 0)  # a velocity stage keeps closed contacts by their normal
-        syms, d = symbols_like(out), ca.MX.sym("d", dirs.shape)
+        state, need = cuts.advance(out["v_new"], state, k, out["lam"])
+        need = need * (use >= 0)
+        syms, ins = symbols_like(out), {n: ca.MX.sym(n, x.shape) for n, x in state.items()}
         # DAQP starts from the round before's working set
-        redo = one.call({**args, "cuts": d, "warm": syms["lam_a_raw"]})
-        again = switch(f"cut_{k}", {**args, "cuts": d}, syms, adding(redo, syms))
-        out = again(need, {**args, "cuts": dirs}, out)
+        redo = one.call({**args, **ins, "warm": syms["lam_a_raw"]})
+        again = switch(f"cut_{k}", {**args, **ins}, syms, adding(redo, syms))
+        out = again(need, {**args, **state}, out)
     out["capped_cuts"] = out["capped_cuts"] + need  # `need` of the last cut round
     return named_function("qp_cut", args, out)
 
 
 def _first(kernel: StepKernel, fanned: ca.Function, args: dict) -> dict:
-    """The outputs of the step's first QP, `fanned` (with the fan's rows), its multipliers
+    """The outputs of Newton's first QP, `fanned` (with the fan's rows), its multipliers
     without the fan's rows (the rounds' warm start in the QP without them)."""
     m = kernel.model
     start = m.n_eq + m.n_gap * (2 if m.has_restitution else 1)  # the fan's rows follow
-    out = fanned.call({**args, "cuts": ca.DM.zeros(NewtonCuts.entries * n_cone(m), 1)})
+    out = fanned.call(args)
     lam = out["lam_a_raw"]
     out["lam_a_raw"] = ca.vertcat(lam[:start], lam[start + N_FAN * n_cone(m) :])
     return out

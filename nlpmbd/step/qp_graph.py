@@ -37,18 +37,20 @@ import numpy as np
 
 from . import qp_guess_sparse, qp_warm
 from .config import Friction
+from .cuts import Cuts
+from .cuts_newton import NewtonCuts
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
 from .layout import Layout, adding, counts, named_function, switch, symbols_like
-from .qp_cut_rounds import cut_kind, cut_symbol, with_cuts
+from .qp_cut_rounds import cut_kind, cut_state, with_cuts
 from .qp_forces import Forces, checks
 from .qp_friction import W_REG, Tangential, friction_bound
 from .qp_joint_rounds import with_joint_rounds
 from .qp_objective import Objective
 from .qp_plugins import qp_solver
 from .qp_rounds import fixed_point
-from .qp_symbols import ATTEMPT_OUT, friction_symbols, step_symbols
+from .qp_symbols import ATTEMPT_OUT, first_stage, friction_symbols, step_symbols
 from .rows import joint_friction
 from .rows.compliant import QPSlacks
 from .verlet import two_stage
@@ -83,6 +85,9 @@ def attempt_function(
         out = at.call({**args, "normal": normal, "fdirs": no_fdirs})
     out["capped_friction"] = out["rounds"] >= rounds if m.has_friction else ca.MX(0)
     outputs = {k: out[k] for k in ATTEMPT_OUT}
+    outputs.update(
+        first_stage(args, out["v_new"], out["v_new"])
+    )  # the second-order scheme's: its own
     f = named_function("qp_attempt", {**args, "normal": normal}, outputs)
     if not (kernel.verlet and whole):
         return f
@@ -117,8 +122,10 @@ class _Rows:
     set (off elsewhere), with friction the slip split rows p - n (step/qp_friction.py)."""
 
     def __init__(
-        self, k: StepKernel, args: dict, phi: Any, released: Any, dirs: Any = None, fan: bool = True
+        self, k: StepKernel, args: dict, phi: Any, released: Any, state: dict, fan: bool = True
     ) -> None:
+        """`state`: the cut state's symbols (step/qp_cut_rounds.py), empty without cut rows;
+        `fan`: whether Newton's rows have the fan's (step/cuts_newton.py; Kelley's always)."""
         t, q, v, h, use = (args[n] for n in ("t", "q", "v", "h", "use_curvature"))
         m = k.model
         nc = m.n_gap
@@ -130,11 +137,15 @@ class _Rows:
         self.e, self.rate = ca.DM(m.restitution), Phi_v @ v
         self.hit = ca.MX.zeros(nc)
         self.laws = ImpactLaws(m.gap_laws)  # Newton's rows; the others': Impulses
-        drift = k.offset_drift(q, v, h, use) if dirs is not None else None
-        kind = cut_kind(m)  # step/qp_cut_rounds.py
-        self.cuts = kind(m, q, h, released, drift, use=use, fan=fan) if dirs is not None else None
+        self.cuts: Cuts | None = None
+        if state:  # step/qp_cut_rounds.py
+            drift = k.offset_drift(q, v, h, use)
+            if cut_kind(m) is NewtonCuts:
+                self.cuts = NewtonCuts(m, q, h, released, drift, use=use, fan=fan)
+            else:
+                self.cuts = Cuts(m, q, h, released, drift, use=use)
         #: gaps whose scalar row is off: released, or replaced by a cut (step/cuts.py)
-        self.off = released + self.cuts.cut_gaps(dirs) if self.cuts is not None else released
+        self.off = released + self.cuts.cut_gaps(state) if self.cuts is not None else released
         A = [G, Phi_v]
         lba, uba = [self.eq_rhs, -inf], [self.eq_rhs, ca.if_else(self.off > 0, inf, -phi / h)]
         if self.restitution:
@@ -144,7 +155,7 @@ class _Rows:
             uba.append(ca.if_else(self.hit * self.laws.rows, -self.e * self.rate, inf))
         n_cut = 0
         if self.cuts is not None:  # the vector linearisation's cut rows (step/cuts.py)
-            self.cut = self.cuts.rows(dirs)
+            self.cut = self.cuts.rows(state)
             A_cut, b_cut, _ = self.cut
             n_cut = A_cut.shape[0]
             A.append(A_cut)
@@ -208,7 +219,7 @@ def _solve(
         s = qp_warm.shape(k.model, rows, fr, soft.n)
         upper = qp_guess_sparse.upper(k.model, rows, hint, warm, s)
         args["lam_a0"] = ca.vertcat(ca.DM.zeros(k.model.n_eq), upper)  # DAQP's on a miss
-        out = qp_guess_sparse.solve(args, s, upper)
+        out = qp_guess_sparse.solve(args, s, upper, qp_guess_sparse.fan_rows(rows))
         sol = qp_warm.on_miss(solve, args, out)
     elif qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
@@ -227,17 +238,18 @@ def _solve(
 def _one_qp(
     kernel: StepKernel, plugin: str, friction: Friction, cut_rows: bool, fan: bool = True
 ) -> ca.Function:
-    """One QP (with `fan` the fan's rows, step/cuts.py): (t, q, v, h, use, applied, normal,
-    fdirs, released, warm[, cuts]) -> ATTEMPT_OUT, fdirs_next (step/qp_cone.py), released_before,
-    released_next (with induced impacts, step/impacts.py), lam_a_raw (the next round's warm)."""
+    """One QP (with `fan` Newton's fan rows, step/cuts_newton.py): (t, q, v, h, use, applied,
+    normal, fdirs, released, warm[, the cut state: cuts; step/qp_cut_rounds.py]) -> ATTEMPT_OUT,
+    fdirs_next (step/qp_cone.py), released_before, released_next (with induced impacts,
+    step/impacts.py), lam_a_raw (the next round's warm)."""
     k, m = kernel, kernel.model
     nc, nv, args = m.n_gap, m.n_v, step_symbols(m)
     q, v, h, use = args["q"], args["v"], args["h"], args["use_curvature"]
     fs, released = friction_symbols(m), ca.MX.sym("released", nc)
     normal, state = fs["normal"], fs["fdirs"]
     phi = k.gap_bound(q, v, h, use)
-    dirs = cut_symbol(m) if cut_rows else None
-    rows = _Rows(k, args, phi, released, dirs, fan)
+    cut_in = cut_state(m) if cut_rows else {}
+    rows = _Rows(k, args, phi, released, cut_in, fan)
     imp = Impulses(k, rows.laws, args, rows.hit, released, plugin)  # process laws' (or 0)
     obj = Objective(k, {**args, "applied": args["applied"] + imp.force})
     fr = Tangential(m, q, v, obj.v_free, state) if m.has_friction else None
@@ -281,6 +293,5 @@ def _one_qp(
     outputs.update(settled=settled, **counted)
     outputs.update(fdirs_next=fdirs, released_before=released, released_next=released + caught)
     outputs.update(joint_friction.qp_loads(k, args, jf, tau, f, tol))
-    cuts = {"cuts": dirs} if dirs is not None else {}
-    inputs = {**args, **fs, "released": released, "warm": warm, **cuts}  # fs: normal, fdirs...
+    inputs = {**args, **fs, "released": released, "warm": warm, **cut_in}  # fs: normal, fdirs...
     return named_function("qp_one", inputs, outputs)

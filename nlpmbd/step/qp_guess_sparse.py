@@ -44,43 +44,60 @@ DELTA = 1e-8
 REFINE = 1
 
 
-def solve(qp: dict, s: qp_warm.Shape, upper: Any) -> dict:
+def solve(qp: dict, s: qp_warm.Shape, upper: Any, skip: range = range(0)) -> dict:
     """(x, lam_a, hit) of the QP `qp` (H, g, a, uba by name: CasADi's conic inputs) with its
-    equalities (the first n_eq rows) and the `upper` rows active at their upper bounds."""
+    equalities (the first n_eq rows) and the `upper` rows active at their upper bounds; the
+    rows `skip` (Newton's fan, step/cuts_newton.py: rarely active) are left out of the KKT
+    system, taken inactive and only checked."""
     H, g, A, uba = qp["h"], qp["g"], qp["a"], qp["uba"]
-    nx = A.shape[1]
+    nx, n_rows = A.shape[1], A.shape[0]
+    keep = [i for i in range(n_rows) if i not in skip]
     active = ca.vertcat(ca.DM.ones(s.n_eq), upper)
     target = ca.if_else(active, uba, 0)  # an inactive row's bound may be infinite
-    scale, norms = ca.mmax(ca.fabs(ca.diag(H))), ca.sum2(A * A)
-    active = active * (norms > 0)  # an empty row would make the system singular
-    e = ca.if_else(active, DELTA * norms / scale, 1)
-    Aa = ca.diag(active) @ A
+    place = ca.DM.zeros(n_rows, len(keep))  # a kept row's multiplier to its place
+    for j, i in enumerate(keep):
+        place[i, j] = 1.0
+    place = ca.sparsify(place)
+    Ak, active_k = A[keep, :], active[keep]
+    scale, norms = ca.mmax(ca.fabs(ca.diag(H))), ca.sum2(Ak * Ak)
+    active_k = active_k * (norms > 0)  # an empty row would make the system singular
+    e = ca.if_else(active_k, DELTA * norms / scale, 1)
+    Aa = ca.diag(active_k) @ Ak
     AaT = Aa.T  # once: each MX transpose is a pass over the nonzeros
     K = ca.blockcat([[H, AaT], [Aa, -ca.diag(e)]])
-    rhs = ca.vertcat(-g, target)
+    rhs = ca.vertcat(-g, target[keep])
     # K.T: K is symmetric, and the solve node transposes its matrix (trans(trans(K)) is K)
     z = ca.solve(K.T, rhs, "ldl")
     for _ in range(REFINE):
         x, y = z[:nx], z[nx:]
-        K0z = ca.vertcat(H @ x + AaT @ y, Aa @ x - (1 - active) * y)  # the system itself
+        K0z = ca.vertcat(H @ x + AaT @ y, Aa @ x - (1 - active_k) * y)  # the system itself
         z = z + ca.solve(K.T, rhs - K0z, "ldl")
-    x, y = z[:nx], z[nx:]
-    hit = qp_warm.optimal(A @ x, uba, target, active, y, s)
+    x, y = z[:nx], place @ z[nx:]
+    hit = qp_warm.optimal(A @ x, uba, target, place @ active_k, y, s)
     # stationarity, which the range-space solve has by construction, checked here: the
     # refinement's residual must not reach the step's EoM check (y = 0 on inactive rows)
-    Hx, Ay = H @ x, AaT @ y
+    Hx, Ay = H @ x, AaT @ z[nx:]
     size = ca.mmax(ca.vertcat(ca.fabs(Hx), ca.fabs(Ay), ca.fabs(g)))
     hit = hit * (ca.mmax(ca.fabs(Hx + g + Ay)) <= qp_warm.TOLERANCE * (1 + size))
     return {"x": x, "lam_a": y, "hit": hit}
+
+
+def fan_rows(rows: Any) -> range:
+    """The rows of Newton's fan in the QP of `rows` (step/qp_graph.py _Rows; the first QP's,
+    step/cuts_newton.py): `solve`'s `skip`."""
+    fan = rows.cuts.n_fan * len(rows.cuts.index) if rows.cuts is not None else 0
+    start = rows.layout["cuts"].start
+    return range(start, start + fan)
 
 
 def upper(m: Any, rows: Any, hint: dict, warm: Any, s: qp_warm.Shape) -> Any:
     """The one-sided rows guessed active in a QP with Newton's cut rows: a round's, those
     active in the round before (`warm`) and every cut set (each replaces its gap's scalar row,
     active in the round before where the gap was loaded); the first QP's, the contacts `hint`
-    holds; never a row without a bound (released, or replaced by a cut)."""
+    holds and its cuts (Cuts.first); never a row without a bound (released, or replaced by a
+    cut)."""
     assert rows.cuts is not None
-    n_up, n_cut = s.n_upper, rows.cuts.slots * n_cone(m)  # the cuts follow the fan's rows
+    n_up, n_cut = s.n_upper, rows.cuts.slots * n_cone(m)  # the cut rows come last
     held = ca.vertcat(hint["upper"], ca.DM.zeros(n_up - hint["upper"].shape[0]))
     before = warm[m.n_eq : m.n_eq + n_up] > 0
     guess = ca.if_else(ca.mmax(ca.vertcat(0, ca.fabs(warm))) > 0, before, held)

@@ -36,6 +36,7 @@ import numpy as np
 from .kernel import StepKernel
 from .layout import COUNTS, named_function
 from .numeric import Numeric
+from .qp_symbols import first_stage
 from .quiet import quiet_for
 from .solver import FAILED, StepInputs, StepSolution, StepSolver
 
@@ -88,7 +89,10 @@ def two_stage(kernel: StepKernel, attempt: ca.Function, velocity: ca.Function) -
     # position stage's own forces guess it better than the step before's
     normal = ins["normal"] if kernel.model.has_friction else first["lam"]
     stage.update({"v0": ins["v"], "h": ins["h"], "applied": ins["applied"], "normal": normal})
-    out = combine(first, velocity_stage(kernel, velocity, stage))
+    second = velocity_stage(kernel, velocity, stage)
+    out = combine(first, second)
+    # the velocity stage's rate: the next step's position stage starts with it (its kick h/2)
+    out.update(first_stage(ins, first["v_new"], second["v_new"]))
     outputs = {n: out[n] for n in attempt.name_out()}
     return named_function("verlet_" + attempt.name(), ins, outputs)
 
