@@ -18,6 +18,9 @@ import numpy as np
 
 from benchmarks.forwarding import Forwarding
 
+#: the cut round and time of the stage-1 QP last seen (shared by the QP Functions of a step)
+_LAST: list = [0, -1.0]
+
 
 class _Counted(Forwarding):
     """`one` (a single step QP) that records, per evaluation, its stage (use_curvature < 0:
@@ -31,8 +34,11 @@ class _Counted(Forwarding):
     def seen(self, inputs: dict, outputs: dict) -> None:
         solves = float(outputs["solves"])
         stage = 2 if float(inputs["use_curvature"]) < 0 else 1
-        cuts = inputs.get("cuts")
-        k = int(np.count_nonzero(np.any(np.asarray(cuts) != 0, axis=0))) if cuts is not None else 0
+        k = 0
+        if stage == 1:  # a stage-1 QP at a new time is a step's first (its cuts may be set)
+            t = float(inputs["t"])
+            k = 0 if t != _LAST[1] else _LAST[0] + 1
+            _LAST[:] = [k, t]
         self.counts[stage, k, solves] += 1
 
 
