@@ -87,8 +87,8 @@ class NewtonCuts(Cuts):
         use: Any = 1.0,
         fan: bool = False,
     ) -> None:
-        """Cuts' arguments; `fan`: whether the rows have the fan's (the step's first QP), on
-        the gaps without a cut."""
+        """Cuts' arguments; `fan`: whether the rows have the fan's (the step's first QP: on
+        every free gap, beside its cut)."""
         super().__init__(model, q, h, released, drift, moved, use)
         self.n_fan = N_FAN if fan else 0
         n, index = len(self.index), self.index.tolist()
