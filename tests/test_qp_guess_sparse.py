@@ -75,6 +75,34 @@ def test_the_right_active_set_gives_the_qp_optimum_and_a_wrong_one_is_refused(se
         assert _guessed(qp, wrong)["hit"] == 0.0
 
 
+def test_a_missed_guess_is_corrected_once_then_left_to_the_cold_solver():
+    """`guessed`: a guess with one row wrong misses; the guess its point corrects (rows that
+    push, rows it violates) is solved next, and the cold solver (qpOASES here) only where that
+    misses too: the QP's optimum either way, most single errors corrected without it."""
+    corrected = 0
+    for seed in range(12):
+        qp = _qp(seed)
+        ref = _reference(qp)
+        x, y = np.asarray(ref["x"]).ravel(), np.asarray(ref["lam_a"]).ravel()
+        right = (y[N_EQ:] > 1e-9).astype(float)
+        sp = {n: ca.sparsify(ca.DM(qp[n])).sparsity() for n in ("h", "a")}
+        cold = ca.conic("cold", "qpoases", sp, {"printLevel": "none"})
+        sym = {n: ca.MX.sym(n, sp[n]) for n in ("h", "a")}
+        sym.update({n: ca.MX.sym(n, qp[n].size) for n in ("g", "lba", "uba")})
+        up = ca.MX.sym("upper", N_UP)
+        shape = qp_warm.Shape(qp["g"].size, 0, 0, N_EQ, N_UP, 0.0)
+        out = qp_guess_sparse.guessed(cold, sym, shape, up, range(0))
+        f = ca.Function("g", [*sym.values(), up], [out["x"], out["lam_a"], out["cold"]])
+        for j in range(N_UP):
+            wrong = right.copy()
+            wrong[j] = 1 - wrong[j]
+            xg, yg, daqp = f(*(qp[n] for n in sym), wrong)
+            assert np.abs(np.asarray(xg).ravel() - x).max() < 1e-7 * (1 + np.abs(x).max())
+            assert np.abs(np.asarray(yg).ravel() - y).max() < 1e-7 * (1 + np.abs(y).max())
+            corrected += float(daqp) == 0.0
+    assert corrected >= 0.5 * 12 * N_UP  # 54 of 72 measured
+
+
 def test_a_row_guessed_twice_is_the_optimum_or_refused():
     """Dependent active rows (a row and its copy) make the KKT system singular: the guess is
     then refused, or, where the regularised solve splits the force between the two, still the

@@ -219,8 +219,7 @@ def _solve(
         s = qp_warm.shape(k.model, rows, fr, soft.n)
         upper = qp_guess_sparse.upper(k.model, rows, hint, warm, s)
         args["lam_a0"] = ca.vertcat(ca.DM.zeros(k.model.n_eq), upper)  # DAQP's on a miss
-        out = qp_guess_sparse.solve(args, s, upper, qp_guess_sparse.fan_rows(rows))
-        sol = qp_warm.on_miss(solve, args, out)
+        sol = qp_guess_sparse.guessed(solve, args, s, upper, qp_guess_sparse.fan_rows(rows))
     elif qp_warm.applies(k.model, fr, rows):
         sol = qp_warm.first_guessed(solve, args, qp_warm.shape(k.model, rows, fr, soft.n), hint)
     else:
