@@ -45,7 +45,7 @@ velocity.
 
 The rows, the curvature, the fan and the rounds' updates are vectorised over the gaps (one
 sparse product for all of them, the blocks of the gaps' vectors a cast of their nonzeros, not
-one product a gap): the 32-link chain's cold compilation fell from 17 to 8 s.
+one product a gap): the 32-link chain's cold setup fell from 19 to 9 s.
 """
 
 from __future__ import annotations
@@ -123,9 +123,9 @@ class NewtonCuts(Cuts):
         return X, (ca.sum1(X[:3, :] * X[:3, :]) > 0.25) * self.free_v
 
     def rows(self, state: dict) -> tuple[Any, Any, Any]:
-        """(A (n (fan + 1), 6N), upper bounds (m/s), on): the fan's rows (Cuts._fan) on the
-        gaps without a cut, then one cut row a gap; the curvature kept for the QP's Hessian
-        (`curved`)."""
+        """(A (n (fan + 1), 6N), upper bounds (m/s), on): the fan's rows (Cuts._fan, the first
+        QP's) on every free gap, then one cut row a gap; the curvature kept for the QP's
+        Hessian (`curved`)."""
         X, on = self._split(state["cuts"])
         # the fan holds every free gap (the predicted cuts' curvature is weighed by the step
         # before's forces: where they are too small, the slide overshoots without it)
