@@ -26,6 +26,7 @@ Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projec
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import casadi as ca
@@ -54,6 +55,17 @@ def force_scale(inertia: Any, rest: Any) -> Any:
     rpm mechanism carries ~1e3 N, where 1e-8 N absolute is below what double precision
     resolves)."""
     return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
+
+
+@functools.cache
+def _when_used(f: ca.Function) -> ca.Function:
+    """f where its first input (`use` > 0) is 1, else zeros, evaluated only then
+    (Function.if_else): the second-order terms are off in the velocity stage and the guard's
+    re-solve, whose graphs still hold them (use is an input)."""
+    ins = [ca.MX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
+    zeros = [ca.MX(f.sparsity_out(i).size1(), f.sparsity_out(i).size2()) for i in range(f.n_out())]
+    off = ca.Function(f"{f.name()}_off", ins, zeros)
+    return ca.Function.if_else(f"{f.name()}_used", f, off)
 
 
 def _vector_cone(model: SymbolicModel, compliant: np.ndarray) -> np.ndarray:
@@ -137,7 +149,7 @@ class StepKernel:
         scale = ca.DM(self.scales)
         near = ca.if_else(m.Phi(q) >= -0.5 * scale, use, 0.0)
         cap = ca.if_else(scale > 0, 0.5 * scale, ca.inf)
-        T2 = near * ca.fmin(0.5 * h**2 * m.Phi_curv(q, v), cap)
+        T2 = near * ca.fmin(0.5 * h**2 * _when_used(m.Phi_curv)(use > 0, q, v), cap)
         if not self.vector:
             return T2
         # radial gaps: the offset's own drift along their direction, not the norm's
@@ -154,7 +166,8 @@ class StepKernel:
         offset vectors over a step (vector linearisation), 0 without the curvature term."""
         if not self.uses_curvature:
             return ca.DM.zeros(3 * self.model.n_gap)
-        return ca.fmax(use, 0) * 0.5 * h**2 * self.model.offset_curv(q, v)
+        curv = _when_used(self.model.offset_curv)(use > 0, q, v)
+        return ca.fmax(use, 0) * 0.5 * h**2 * curv
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
         """The linearised gaps in metres, Phi(qm) + h Phi_v v (+ T2); a soft gap's Phi(qm)
@@ -228,7 +241,8 @@ class StepKernel:
         phi = self.model.Phi_eq(q, t)
         if not self.verlet or self.model.n_eq == 0:
             return phi
-        return phi + ca.fmax(use, 0) * 0.5 * h**2 * self.model.Phi_eq_curv(q, t, v)
+        curv = _when_used(self.model.Phi_eq_curv)(use > 0, q, t, v)
+        return phi + ca.fmax(use, 0) * 0.5 * h**2 * curv
 
     def equality_rows(self, q: Any, t: Any, vm: Any, h: Any, v: Any, use: Any, give: Any) -> Any:
         """The linearised equalities in metres, equality_bound + h (Phi_eq,v v + Phi_eq,t), less
