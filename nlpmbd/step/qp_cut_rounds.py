@@ -54,9 +54,9 @@ def with_cuts(kernel: StepKernel, build: Callable[..., ca.Function], cut_rows: b
         return q_new
 
     cuts = cut_kind(m)(m, q, h, args["released"], drift, moved, use)
-    # the velocity of the step's first stage extrapolated from the step before's (linearly:
-    # with v itself the first QP left 1e-4 c outside where the step's own solution leaves 1e-10 c);
-    # a velocity stage keeps closed contacts by their normal rows
+    # the velocity of the step's first stage extrapolated from the steps before's (8-link
+    # chain: with v itself the first QP left 1e-4 c outside, with the extrapolation 1e-7 c, at
+    # the step's own solution 1e-10 c); a velocity stage keeps closed contacts by their normals
     predicted = predicted_velocity(args)
     state = {n: x * (use >= 0) for n, x in cuts.first(predicted, args["normal"]).items()}
     out = (
