@@ -29,6 +29,7 @@ qp_cut_rounds.py), so Kelley's planes stay there.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -94,7 +95,6 @@ class Cuts:
         self.fanned = [f * (use >= 0) for f in self.free]
         d = model.offset(q) + drift
         self.d0 = [d[3 * j : 3 * j + 3] for j in self.index]  # the step start's (predicted)
-        self.fan = ca.horzcat(*[self._fan(d[3 * j : 3 * j + 3], c) for j, c in self._cone()])
 
     @classmethod
     def state(cls, model: SymbolicModel) -> dict[str, ca.MX]:
@@ -111,6 +111,13 @@ class Cuts:
         normal forces `lam` (`next`)."""
         dirs, need = self.next(v_new, state["cuts"], k, lam)
         return {"cuts": dirs}, need
+
+    @functools.cached_property
+    def fan(self) -> Any:
+        """(ROWS, N_FAN n): `_fan` of every radial gap at the step start's offsets, built where
+        used (Newton's rows build theirs vectorised: 0.37 of 1.4 s of the 32-link clearance
+        chain's warm setup went to this one)."""
+        return ca.horzcat(*[self._fan(self.d0[i], c) for i, (_, c) in enumerate(self._cone())])
 
     def _cone(self) -> list[tuple[int, float]]:
         return list(zip(self.index.tolist(), self.c.tolist(), strict=True))
