@@ -68,8 +68,6 @@ class Cuts:
     entries, slots = ROWS, N_CUTS
     #: the discs' curvature in the QP's Hessian (step/cuts_newton.py), none here
     curved: tuple[Any, Any] | None = None
-    #: the fan's rows per radial gap (before the cuts' slots)
-    n_fan = N_FAN
 
     def __init__(
         self,
@@ -80,18 +78,23 @@ class Cuts:
         drift: Any,
         moved: Callable[[Any], Any] | None = None,
         use: Any = 1.0,
+        fan: bool = True,
     ) -> None:
         """`drift`: the offsets' second-order part over the step (StepKernel.offset_drift);
         `moved(v)`: the positions after the step at velocity v (StepKernel.update), needed by
         `next` only; `use` < 0 marks the second-order scheme's velocity stage, which keeps
-        closed contacts by their normal rows alone (no fan, no cuts)."""
+        closed contacts by their normal rows alone (no fan, no cuts); `fan`: whether the rows
+        have the fan's (Kelley's QPs always, Newton's the step's first)."""
         self.index = np.flatnonzero(model.cone > 0)
         self.c = model.cone[self.index]
         # once: a call per gap evaluated the whole Jacobian per gap
         self.jacobian = D = model.offset_v(q)
         self.D = [D[3 * j : 3 * j + 3, :] for j in self.index]
+        self.released, self.use = released, use
         self.free = [released[j] == 0 for j in self.index]
         self.h, self.nc, self.model, self.moved = h, model.n_gap, model, moved
+        #: the fan's rows per radial gap (before the cuts' slots)
+        self.n_fan = N_FAN if fan else 0
         self.fanned = [f * (use >= 0) for f in self.free]
         d = model.offset(q) + drift
         self.d0 = [d[3 * j : 3 * j + 3] for j in self.index]  # the step start's (predicted)
@@ -147,7 +150,7 @@ class Cuts:
         state (`state`): the fan (`_fan`, on the contacts `fanned`), then slot after slot of
         cuts."""
         A, uba, on, dirs = [], [], [], state["cuts"]
-        for k in range(N_FAN):
+        for k in range(self.n_fan):
             for i, D in enumerate(self.D):
                 w, b = self.fan[:3, N_FAN * i + k], self.fan[3, N_FAN * i + k]
                 A.append(w.T @ D)

@@ -50,14 +50,13 @@ one product a gap): the 32-link chain's cold setup fell from 19 to 9 s.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from typing import Any
 
 import casadi as ca
 import numpy as np
 
-from ..model.symbolic import SymbolicModel
-from .cuts import CUT_TOL, FAN, N_FAN, Cuts
+from .cuts import CUT_TOL, FAN, Cuts
 from .qp_friction import FREE_BELOW
 
 #: Turn (rad) of a loaded gap's normal over the step beyond which it takes a round even
@@ -74,39 +73,53 @@ class NewtonCuts(Cuts):
     n . D v <= (c |n| - b) / h (a zero n: no cut there), and its curvature's w and t
     (`curvature`). Vectorised over the gaps (module docstring)."""
 
-    entries, slots, n_fan = ROWS, 1, 0
+    entries, slots = ROWS, 1
 
-    def __init__(
-        self,
-        model: SymbolicModel,
-        q: Any,
-        h: Any,
-        released: Any,
-        drift: Any,
-        moved: Callable[[Any], Any] | None = None,
-        use: Any = 1.0,
-        fan: bool = False,
-    ) -> None:
-        """Cuts' arguments; `fan`: whether the rows have the fan's (the step's first QP: on
-        every free gap, beside its cut)."""
-        super().__init__(model, q, h, released, drift, moved, use)
-        self.n_fan = N_FAN if fan else 0
-        n, index = len(self.index), self.index.tolist()
-        self.rows3 = [3 * j + a for j in index for a in range(3)]
-        self.cv = ca.DM(self.c).T  # (1, n)
-        self.free_v = (released[index] == 0).T
-        self.fanned_v = self.free_v * (use >= 0)
-        # (n, 3n): a gap's three entries in its row (a block row of vectors, `_blocks`); (M, n):
-        # a gap's entry to its place among all
-        gap = [i for i in range(n) for _ in range(3)]
-        self.pattern = ca.Sparsity.triplet(n, 3 * n, gap, list(range(3 * n)))
-        spread = np.zeros((self.nc, n))
-        spread[index, np.arange(n)] = 1.0
-        self.spread = ca.sparsify(ca.DM(spread))
-        self.Dc = self.jacobian[self.rows3, :]  # the radial gaps' rows (3n, 6N)
+    @functools.cached_property
+    def rows3(self) -> list[int]:
+        """The radial gaps' rows among the offsets' (3 a gap)."""
+        return [3 * j + a for j in self.index.tolist() for a in range(3)]
+
+    @functools.cached_property
+    def cv(self) -> ca.DM:
+        """(1, n): the radial gaps' clearances."""
+        return ca.DM(self.c).T
+
+    @functools.cached_property
+    def free_v(self) -> Any:
+        """(1, n): 1 where a radial gap is not released."""
+        return (self.released[self.index.tolist()] == 0).T
+
+    @functools.cached_property
+    def pattern(self) -> ca.Sparsity:
+        """(n, 3n): a gap's three entries in its row (a block row of vectors, `_blocks`)."""
+        n = len(self.index)
+        return ca.Sparsity.triplet(
+            n, 3 * n, [i for i in range(n) for _ in range(3)], list(range(3 * n))
+        )
+
+    @functools.cached_property
+    def spread(self) -> ca.DM:
+        """(M, n): a radial gap's entry to its place among all gaps."""
+        spread = np.zeros((self.nc, len(self.index)))
+        spread[self.index, np.arange(len(self.index))] = 1.0
+        return ca.sparsify(ca.DM(spread))
+
+    @functools.cached_property
+    def Dc(self) -> Any:
+        """(3n, 6N): the radial gaps' rows of the offsets' Jacobian at the step start."""
+        return self.jacobian[self.rows3, :]
+
+    @functools.cached_property
+    def u0(self) -> Any:
+        """(3, n): the offsets' directions at the step start (predicted)."""
         d0 = ca.horzcat(*self.d0)
-        self.u0 = d0 / ca.repmat(ca.fmax(ca.sqrt(ca.sum1(d0 * d0)), 1e-300), 3, 1)
-        self.planes = self._fans(d0) if fan else []
+        return d0 / ca.repmat(ca.fmax(ca.sqrt(ca.sum1(d0 * d0)), 1e-300), 3, 1)
+
+    @functools.cached_property
+    def planes(self) -> list[tuple[Any, Any]]:
+        """The fan's planes of every gap (`_fans`), where the rows have the fan."""
+        return self._fans(ca.horzcat(*self.d0)) if self.n_fan else []
 
     def first(self, v: Any, normal: Any) -> dict[str, Any]:
         """The first QP's cut state: the cuts made at q(v), v the predicted velocity, for the
@@ -129,7 +142,7 @@ class NewtonCuts(Cuts):
         X, on = self._split(state["cuts"])
         # the fan holds every free gap (the predicted cuts' curvature is weighed by the step
         # before's forces: where they are too small, the slide overshoots without it)
-        fanned = self.fanned_v
+        fanned = self.free_v * (self.use >= 0)
         A, uba, flags = [], [], []
         for W, b in self.planes:  # the fan's k-th plane of every gap
             A.append(self._blocks(W) @ self.Dc)
@@ -193,7 +206,7 @@ class NewtonCuts(Cuts):
         d1 = ca.reshape(self.model.offset(self.moved(v_new))[self.rows3], 3, n)
         r = ca.sqrt(ca.sum1(d1 * d1))
         out = (r > (1 + CUT_TOL) * self.cv) * self.free_v
-        before = self._split(state["cuts"])[1]
+        X, before = self._split(state["cuts"])
         load = lam[self.index.tolist()].T
         loads = load > FREE_BELOW * ca.fmax(1.0, ca.mmax(ca.vertcat(0, lam)))
         # a direction only where the offset is near its seat, else the cut before
@@ -206,7 +219,7 @@ class NewtonCuts(Cuts):
         U = d1 / ca.repmat(ca.fmax(r, 1e-300), 3, 1)
         t = Dv - U * ca.repmat(ca.sum1(U * Dv), 3, 1)
         cut = ca.vertcat(N, ca.sum1(N * (d1 - self.h * Dv)), w, t)
-        cuts = ca.if_else(ca.repmat(renew, ROWS, 1), cut, self._split(state["cuts"])[0])
+        cuts = ca.if_else(ca.repmat(renew, ROWS, 1), cut, X)
         # a loaded gap whose normal turned takes a round even when inside: its force
         # otherwise keeps the step start's normal, which rocks a pin between its ends' gaps.
         # A cut's force turns with the offset to first order (its curvature's force): what
@@ -214,8 +227,7 @@ class NewtonCuts(Cuts):
         ref = self.u0
         turn = ca.sqrt(ca.sum1((U - ref) ** 2))
         if k == 0:  # the first QP's cuts, made at the predicted point
-            N0 = self._split(state["cuts"])[0][:3, :]
-            N0 = N0 / ca.repmat(ca.fmax(ca.sqrt(ca.sum1(N0 * N0)), 1e-300), 3, 1)
+            N0 = X[:3, :] / ca.repmat(ca.fmax(ca.sqrt(ca.sum1(X[:3, :] ** 2)), 1e-300), 3, 1)
             turn = ca.if_else(before, 0.5 * ca.sum1((U - N0) ** 2), turn)
         turned = turn > TURN_TOL
         need = out + loads * self.free_v * (1 - before * (k > 0)) * turned

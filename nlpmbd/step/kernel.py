@@ -26,7 +26,6 @@ Verification) and the penetration fraction max_j Phi_j / c_j, and the gap projec
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import Any
 
 import casadi as ca
@@ -55,17 +54,6 @@ def force_scale(inertia: Any, rest: Any) -> Any:
     rpm mechanism carries ~1e3 N, where 1e-8 N absolute is below what double precision
     resolves)."""
     return ca.fmax(1, ca.norm_2(inertia) + ca.norm_2(rest))
-
-
-@functools.cache
-def _when_used(f: ca.Function) -> ca.Function:
-    """f where its first input (`use` > 0) is 1, else zeros, evaluated only then
-    (Function.if_else): the second-order terms are off in the velocity stage and the guard's
-    re-solve, whose graphs still hold them (use is an input)."""
-    ins = [ca.MX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
-    zeros = [ca.MX(f.sparsity_out(i).size1(), f.sparsity_out(i).size2()) for i in range(f.n_out())]
-    off = ca.Function(f"{f.name()}_off", ins, zeros)
-    return ca.Function.if_else(f"{f.name()}_used", f, off)
 
 
 def _vector_cone(model: SymbolicModel, compliant: np.ndarray) -> np.ndarray:
@@ -100,6 +88,7 @@ class StepKernel:
         correction = correction.resolved(model.has_restitution)
         self.correction = correction
         self.model = model
+        self._used: dict[str, ca.Function] = {}
         nc = model.n_gap
         self.scales = model.scales  # each gap's clearance (System.gap_scales), checked there
         self.renormalize = renormalize
@@ -141,6 +130,17 @@ class StepKernel:
             else None
         )
 
+    def used(self, f: ca.Function) -> ca.Function:
+        """f where its first input (`use` > 0) is 1, else zeros, evaluated only then
+        (Function.if_else, one per f): the second-order terms are off in the velocity stage
+        and the guard's re-solve, whose graphs still hold them (use is an input)."""
+        if f.name() not in self._used:
+            ins = [ca.MX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
+            zeros = [ca.MX(*f.sparsity_out(i).shape) for i in range(f.n_out())]
+            off = ca.Function(f"{f.name()}_off", ins, zeros)
+            self._used[f.name()] = ca.Function.if_else(f"{f.name()}_used", f, off)
+        return self._used[f.name()]
+
     # ---- constraints ---------------------------------------------------------------------
     def second_order_term(self, q: Any, v: Any, h: Any, use: Any) -> Any:
         """T2 of the module docstring, with `use` (1 or 0) switching it off."""
@@ -149,7 +149,7 @@ class StepKernel:
         scale = ca.DM(self.scales)
         near = ca.if_else(m.Phi(q) >= -0.5 * scale, use, 0.0)
         cap = ca.if_else(scale > 0, 0.5 * scale, ca.inf)
-        T2 = near * ca.fmin(0.5 * h**2 * _when_used(m.Phi_curv)(use > 0, q, v), cap)
+        T2 = near * ca.fmin(0.5 * h**2 * self.used(m.Phi_curv)(use > 0, q, v), cap)
         if not self.vector:
             return T2
         # radial gaps: the offset's own drift along their direction, not the norm's
@@ -166,7 +166,7 @@ class StepKernel:
         offset vectors over a step (vector linearisation), 0 without the curvature term."""
         if not self.uses_curvature:
             return ca.DM.zeros(3 * self.model.n_gap)
-        curv = _when_used(self.model.offset_curv)(use > 0, q, v)
+        curv = self.used(self.model.offset_curv)(use > 0, q, v)
         return ca.fmax(use, 0) * 0.5 * h**2 * curv
 
     def gap_rows(self, q: Any, vm: Any, h: Any, v: Any, use: Any) -> Any:
@@ -241,7 +241,7 @@ class StepKernel:
         phi = self.model.Phi_eq(q, t)
         if not self.verlet or self.model.n_eq == 0:
             return phi
-        curv = _when_used(self.model.Phi_eq_curv)(use > 0, q, t, v)
+        curv = self.used(self.model.Phi_eq_curv)(use > 0, q, t, v)
         return phi + ca.fmax(use, 0) * 0.5 * h**2 * curv
 
     def equality_rows(self, q: Any, t: Any, vm: Any, h: Any, v: Any, use: Any, give: Any) -> Any:

@@ -38,7 +38,6 @@ import numpy as np
 from . import qp_guess_sparse, qp_warm
 from .config import Friction
 from .cuts import Cuts
-from .cuts_newton import NewtonCuts
 from .impact_process import ImpactLaws, Impulses
 from .impacts import RELEASE_ROUNDS, impact_set, induced
 from .kernel import StepKernel
@@ -140,10 +139,7 @@ class _Rows:
         self.cuts: Cuts | None = None
         if state:  # step/qp_cut_rounds.py
             drift = k.offset_drift(q, v, h, use)
-            if cut_kind(m) is NewtonCuts:
-                self.cuts = NewtonCuts(m, q, h, released, drift, use=use, fan=fan)
-            else:
-                self.cuts = Cuts(m, q, h, released, drift, use=use)
+            self.cuts = cut_kind(m)(m, q, h, released, drift, use=use, fan=fan)
         #: gaps whose scalar row is off: released, or replaced by a cut (step/cuts.py)
         self.off = released + self.cuts.cut_gaps(state) if self.cuts is not None else released
         A = [G, Phi_v]
